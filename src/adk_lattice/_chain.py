@@ -1,0 +1,151 @@
+"""The chain loop: first non-None wins, with timing, error modes and the return guard."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections import Counter
+from typing import Any, Final
+
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from ._handlers import Bound
+from ._hooks import EXPECTED, HookName
+from ._outcome import Step, StepStatus
+
+logger = logging.getLogger("adk_lattice")
+
+DENIAL_TEXT: Final = (
+    "Sorry, I can't complete this request right now: a required safety check could not run."
+)
+
+
+class ReturnGuardError(TypeError):
+    """A handler returned a value of the wrong type, or a suspicious empty one (strict mode)."""
+
+
+def guard(hook: HookName, value: Any) -> str | None:
+    """Why a handler's non-None return must not reach ADK, or None when it may.
+
+    A wrong type is refused, and so is a suspicious empty value that would silently replace
+    a real result: ``{}`` for a tool hook, a Content with no parts, an LlmResponse with
+    neither content parts nor an error code.
+    """
+    expected = EXPECTED[hook]
+    if expected is None:
+        return f"{hook} is notification-only but the handler returned {type(value).__name__}"
+    if not isinstance(value, expected):
+        return f"{hook} expects {expected.__name__} or None, got {type(value).__name__}"
+    if isinstance(value, dict):
+        return None if value else f"{hook} returned an empty dict"
+    if isinstance(value, types.Content):
+        return None if value.parts else f"{hook} returned a Content with no parts"
+    if isinstance(value, LlmResponse) and value.error_code is None:
+        content = value.content
+        if content is None or not content.parts:
+            return f"{hook} returned an LlmResponse with no content parts and no error code"
+    return None
+
+
+def denial(hook: HookName, name: str) -> Any:
+    """A legible fail-closed result of the hook's own type, or None where none exists."""
+    expected = EXPECTED[hook]
+    if expected is dict:
+        return {
+            "status": "denied",
+            "reason": f"the safety check {name!r} could not run, so this call was not allowed",
+            "policy": name,
+        }
+    content = types.Content(role="model", parts=[types.Part(text=DENIAL_TEXT)])
+    if expected is types.Content:
+        return content
+    if expected is LlmResponse:
+        meta = {"adk_lattice": {"denied_by": name, "reason": "handler_error"}}
+        return LlmResponse(content=content, custom_metadata=meta)
+    return None  # on_event and notification hooks have nothing to deny with
+
+
+async def run_chain(
+    chain: tuple[Bound, ...],
+    hook: HookName,
+    kwargs: dict[str, Any],
+    *,
+    agent: str | None,
+    tool: str | None,
+    partial: bool,
+    strict: bool,
+    stats: Counter[tuple[str, str, str]],
+    steps: list[Step] | None,
+) -> tuple[Any, Bound | None, bool]:
+    """Run deciders in order until one returns a value.
+
+    Args:
+        chain: the bound handlers for this hook, tiers already in order.
+        hook: the hook name.
+        kwargs: ADK's keyword arguments, passed through unchanged.
+        agent, tool: names for scoping (None where the hook has none).
+        partial: True for a streamed partial chunk: only ``partial=True`` handlers run.
+        strict: raise :class:`ReturnGuardError` instead of ignoring a bad return.
+        stats: counters, bumped on every failure and rejection.
+        steps: when a list, receives one :class:`Step` per handler that ran.
+
+    Returns:
+        The winning value (or None), the handler it came from, and whether it is a
+        fail-closed denial made by the lattice for a failing handler.
+    """
+    for b in chain:
+        if partial and not b.partial:
+            continue
+        if b.agents is not None and agent not in b.agents:
+            continue
+        if b.tools is not None and tool not in b.tools:
+            continue
+        start = time.perf_counter()
+        try:
+            value = b.call(**kwargs)
+            if b.is_async or inspect.isawaitable(value):
+                value = await (asyncio.wait_for(value, b.timeout) if b.timeout else value)
+        except Exception as exc:
+            timed_out = isinstance(exc, TimeoutError)
+            status: StepStatus = "timeout" if timed_out else "error"
+            stats[(status, hook, b.name)] += 1
+            if steps is not None:
+                steps.append(Step(b.name, b.tier, status, time.perf_counter() - start, exc))
+            if b.on_error == "raise":
+                raise
+            logger.error(
+                "adk_lattice: handler %r (%s) failed in %s (%s: %s); %s",
+                b.name,
+                b.tier,
+                hook,
+                type(exc).__name__,
+                "timed out" if timed_out else "raised",
+                "denying" if b.on_error == "deny" else "skipping it",
+                exc_info=not timed_out,
+            )
+            if b.on_error == "deny":
+                fallback = denial(hook, b.name)
+                if fallback is not None:
+                    return fallback, b, True
+            continue
+        elapsed = time.perf_counter() - start
+        if value is None:
+            if steps is not None:
+                steps.append(Step(b.name, b.tier, "pass", elapsed))
+            continue
+        problem = guard(hook, value)
+        if problem is not None:
+            stats[("rejected", hook, b.name)] += 1
+            if steps is not None:
+                steps.append(Step(b.name, b.tier, "rejected", elapsed, problem))
+            if strict:
+                raise ReturnGuardError(f"handler {b.name!r}: {problem}")
+            logger.warning("adk_lattice: ignored the return of handler %r: %s", b.name, problem)
+            continue
+        if steps is not None:
+            steps.append(Step(b.name, b.tier, "act", elapsed))
+        return value, b, False
+    return None, None, False

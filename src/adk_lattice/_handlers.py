@@ -1,0 +1,195 @@
+"""Turning what users register (objects, functions) into bound chain entries, once."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+from ._hooks import DEFAULT_ON_ERROR, HOOKS, TOOL_HOOKS, HookName, OnError, Tier
+
+_OPTIONS: Final = ("name", "agents", "tools", "on_error", "partial", "timeout")
+_ON_ERROR: Final = ("deny", "skip", "raise")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """One handler method bound into one hook's chain (or an observer), resolved once."""
+
+    name: str
+    tier: Tier
+    call: Callable[..., Any]
+    is_async: bool
+    on_error: OnError
+    agents: frozenset[str] | None
+    tools: frozenset[str] | None
+    partial: bool
+    timeout: float | None
+
+
+class FunctionHandler:
+    """A plain function registered on one hook, with its options. Made by :func:`on`."""
+
+    def __init__(self, hook: HookName, fn: Callable[..., Any], **options: Any) -> None:
+        if hook not in HOOKS:
+            raise ValueError(f"unknown hook {hook!r}; expected one of {', '.join(HOOKS)}")
+        if not callable(fn):
+            raise TypeError(f"on({hook!r}) needs a callable, got {type(fn).__name__}")
+        self.hook = hook
+        self.fn = fn
+        self.name: str = options.pop("name", None) or getattr(fn, "__name__", type(fn).__name__)
+        for key, value in options.items():
+            setattr(self, key, value)
+        setattr(self, hook, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"<handler {self.name!r} on {self.hook}>"
+
+
+def on(
+    hook: HookName,
+    *,
+    name: str | None = None,
+    agents: Collection[str] | None = None,
+    tools: Collection[str] | None = None,
+    on_error: OnError | None = None,
+    partial: bool = False,
+    timeout: float | None = None,
+) -> Callable[[Callable[..., Any]], FunctionHandler]:
+    """Register a plain function as a handler on one hook.
+
+    The function takes ADK's keyword arguments for that hook, sync or async::
+
+        @on("before_tool", tools={"issue_refund"})
+        def round_amount(*, tool, tool_args, tool_context):
+            tool_args["amount"] = round(float(tool_args["amount"]), 2)
+
+        Lattice(handlers=[round_amount])
+
+    Args:
+        hook: the hook name (``before_model``, ``after_tool``, ...).
+        name: the name telemetry and errors use (default: the function's name).
+        agents: run only for these agent names (default: every agent).
+        tools: run only for these tool names, on tool hooks (default: every tool).
+        on_error: ``deny``, ``skip`` or ``raise`` when it fails (default: per tier).
+        partial: also run on streamed partial chunks (``after_model``, ``on_event``).
+        timeout: seconds an async handler may take before it counts as failed.
+
+    Returns:
+        A decorator turning the function into a handler object.
+    """
+    opts: dict[str, Any] = {"name": name, "agents": agents, "tools": tools}
+    opts |= {"on_error": on_error, "partial": partial, "timeout": timeout}
+    return lambda fn: FunctionHandler(hook, fn, **opts)
+
+
+def configure(handler: Any, **options: Any) -> Any:
+    """Set scoping and error options on a handler object, returning it.
+
+    Accepts the same options as :func:`on` (``name``, ``agents``, ``tools``, ``on_error``,
+    ``partial``, ``timeout``); a class may also declare them as attributes.
+
+    Raises:
+        TypeError: on an unknown option.
+    """
+    unknown = set(options) - set(_OPTIONS)
+    if unknown:
+        raise TypeError(f"unknown handler option(s): {', '.join(sorted(unknown))}")
+    for key, value in options.items():
+        setattr(handler, key, value)
+    return handler
+
+
+def handler_name(handler: Any) -> str:
+    """The name a handler reports under: its ``name`` attribute, else its class name."""
+    name = getattr(handler, "name", None)
+    if isinstance(name, str) and name:
+        return name
+    if inspect.isfunction(handler) or inspect.ismethod(handler):
+        return str(handler.__name__)
+    return type(handler).__name__
+
+
+def _names(value: Any, what: str, owner: str) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return frozenset({value})
+    if isinstance(value, Iterable):
+        items = frozenset(value)
+        if all(isinstance(v, str) for v in items):
+            return items
+    raise TypeError(f"handler {owner!r}: {what} must be a name or a collection of names")
+
+
+def _bind_one(obj: Any, tier: Tier, call: Callable[..., Any], name: str) -> Bound:
+    on_error = getattr(obj, "on_error", None) or DEFAULT_ON_ERROR[tier]
+    if on_error not in _ON_ERROR:
+        raise ValueError(f"handler {name!r}: on_error must be one of {_ON_ERROR}, not {on_error!r}")
+    timeout = getattr(obj, "timeout", None)
+    if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
+        raise ValueError(f"handler {name!r}: timeout must be a positive number of seconds")
+    return Bound(
+        name=name,
+        tier=tier,
+        call=call,
+        is_async=inspect.iscoroutinefunction(call),
+        on_error=on_error,
+        agents=_names(getattr(obj, "agents", None), "agents", name),
+        tools=_names(getattr(obj, "tools", None), "tools", name),
+        partial=bool(getattr(obj, "partial", False)),
+        timeout=float(timeout) if timeout is not None else None,
+    )
+
+
+def bind(obj: Any, tier: Tier) -> tuple[dict[HookName, Bound], Bound | None]:
+    """Resolve one registered handler into its hook methods and its observer method.
+
+    Returns:
+        The bound hook methods by hook name, and the bound ``observe`` method or None.
+
+    Raises:
+        TypeError: when the object has no hook method and no ``observe``, when a bare
+            function is registered without :func:`on`, or when a telemetry-tier entry has
+            hook methods (telemetry handlers are observers).
+        ValueError: on a bad ``on_error`` or ``timeout``.
+    """
+    name = handler_name(obj)
+    if (inspect.isfunction(obj) or inspect.ismethod(obj)) and not isinstance(obj, FunctionHandler):
+        raise TypeError(
+            f"{name!r} is a plain function: register it on a hook with "
+            f"@on('before_tool') (or another hook name) so the lattice knows when to call it"
+        )
+    hooks: dict[HookName, Bound] = {}
+    for hook in HOOKS:
+        method = getattr(obj, hook, None)
+        if method is None:
+            continue
+        if not callable(method):
+            raise TypeError(f"handler {name!r}: {hook} must be callable")
+        if tier == "telemetry":
+            raise TypeError(
+                f"handler {name!r} is in the telemetry tier, whose handlers are observers: "
+                f"implement observe(outcome) instead of {hook}, or register it as a handler"
+            )
+        hooks[hook] = _bind_one(obj, tier, method, name)
+    observe = getattr(obj, "observe", None)
+    observer = _bind_one(obj, tier, observe, name) if callable(observe) else None
+    if not hooks and observer is None:
+        raise TypeError(
+            f"handler {name!r} ({type(obj).__name__}) has none of the hook methods "
+            f"({', '.join(HOOKS)}) and no observe(outcome) method"
+        )
+    if tier != "telemetry" and getattr(obj, "tools", None) is not None:
+        stray = [h for h in hooks if h not in TOOL_HOOKS]
+        if stray and not getattr(obj, "agents", None) and len(stray) == len(hooks):
+            raise TypeError(
+                f"handler {name!r} is scoped to tools but implements no tool hook "
+                f"({', '.join(stray)})"
+            )
+    return hooks, observer

@@ -1,0 +1,160 @@
+"""Per-invocation and per-call records: keyed, bounded, freed when the run ends.
+
+One ``Lattice`` serves every session, nested AgentTool run and parallel tool call at once,
+so nothing per-call lives in a plain plugin attribute: it lives here, keyed by
+``invocation_id`` and ``function_call_id``, and the registry is bounded so memory stays flat
+even when a run never ends cleanly.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+from ._hooks import Tier
+
+
+@dataclass(slots=True, eq=False)
+class CallRecord:
+    """One tool call, from ``before_tool`` until ``after_tool`` or ``on_tool_error``.
+
+    Attributes:
+        function_call_id: ADK's id for the call (None when ADK gave none).
+        tool: the tool name.
+        agent: the agent that called it.
+        invocation_id: the invocation it belongs to.
+        short_circuited_by: the handler whose ``before_tool`` value stood in for the tool.
+        short_circuit_tier: that handler's tier.
+        denied: True when that value was a denial (policy tier, or a fail-closed error), so
+            ``after_tool`` handlers can leave it alone (no caching, no reshaping).
+        started: ``time.perf_counter()`` when ``before_tool`` began.
+        data: free space for handlers and observers, keyed by their own names.
+    """
+
+    function_call_id: str | None
+    tool: str
+    agent: str | None
+    invocation_id: str
+    short_circuited_by: str | None = None
+    short_circuit_tier: Tier | None = None
+    denied: bool = False
+    started: float = field(default_factory=time.perf_counter)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True, eq=False)
+class InvocationRecord:
+    """One invocation, from its first hook until ``after_run`` or ``on_run_error``.
+
+    Attributes:
+        invocation_id: ADK's invocation id (a nested AgentTool run has its own).
+        app_name, user_id, session_id: who and where, from the session.
+        started_at: wall-clock start (``time.time()``); ``started``: ``perf_counter()``.
+        agents_entered: agent names in the order ``before_agent`` saw them.
+        open_agents: agents entered and not yet closed, innermost last, each with the
+            keyword arguments of its ``before_agent``.
+        open_models: model calls in flight: the agent and its ``before_model`` arguments.
+        open_calls: tool calls in flight, by function call id.
+        transferred: agents that handed over with ``transfer_to_agent``.
+        error: the error the run ended with, if any.
+        data: free space for handlers and observers, keyed by their own names.
+    """
+
+    invocation_id: str
+    app_name: str | None = None
+    user_id: str | None = None
+    session_id: str | None = None
+    started_at: float = field(default_factory=time.time)
+    started: float = field(default_factory=time.perf_counter)
+    agents_entered: list[str] = field(default_factory=list)
+    open_agents: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    open_models: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    open_calls: dict[str, CallRecord] = field(default_factory=dict)
+    transferred: set[str] = field(default_factory=set)
+    error: BaseException | None = None
+    data: dict[str, Any] = field(default_factory=dict)
+    #: Un-registers the task watcher that closes the record if the run is cancelled.
+    unwatch: Callable[[], None] | None = None
+
+
+class Records:
+    """A bounded registry of open invocations, oldest evicted first.
+
+    Args:
+        max_invocations: how many invocations may be open at once; past it the oldest is
+            handed to ``on_evict`` (which closes it as abandoned) and forgotten.
+        max_calls: how many tool calls one invocation may hold open; past it the oldest
+            call record is dropped.
+        on_evict: called with each evicted record.
+    """
+
+    __slots__ = ("_max_calls", "_max_invocations", "_on_evict", "_open")
+
+    def __init__(
+        self,
+        *,
+        max_invocations: int = 4096,
+        max_calls: int = 1024,
+        on_evict: Callable[[InvocationRecord], None] | None = None,
+    ) -> None:
+        if max_invocations < 1 or max_calls < 1:
+            raise ValueError("max_invocations and max_calls must be at least 1")
+        self._open: OrderedDict[str, InvocationRecord] = OrderedDict()
+        self._max_invocations = max_invocations
+        self._max_calls = max_calls
+        self._on_evict = on_evict
+
+    def __len__(self) -> int:
+        return len(self._open)
+
+    def __iter__(self) -> Iterator[InvocationRecord]:
+        return iter(list(self._open.values()))
+
+    def get(self, invocation_id: str) -> InvocationRecord | None:
+        """The open record for an invocation, or None."""
+        return self._open.get(invocation_id)
+
+    def open(self, invocation_id: str) -> tuple[InvocationRecord, bool]:
+        """The record for an invocation, created if new; the flag says it was created."""
+        rec = self._open.get(invocation_id)
+        if rec is not None:
+            return rec, False
+        rec = InvocationRecord(invocation_id)
+        self._open[invocation_id] = rec
+        while len(self._open) > self._max_invocations:
+            _, old = self._open.popitem(last=False)
+            if self._on_evict is not None:
+                self._on_evict(old)
+        return rec, True
+
+    def pop(self, invocation_id: str) -> InvocationRecord | None:
+        """Forget an invocation and return its record."""
+        return self._open.pop(invocation_id, None)
+
+    def open_call(self, inv: InvocationRecord, call: CallRecord) -> None:
+        """Register an in-flight tool call, dropping the oldest past the bound."""
+        key = call.function_call_id or f"{call.tool}#{id(call)}"
+        inv.open_calls[key] = call
+        while len(inv.open_calls) > self._max_calls:
+            inv.open_calls.pop(next(iter(inv.open_calls)))
+
+
+_current_call: ContextVar[CallRecord | None] = ContextVar("adk_lattice_current_call", default=None)
+
+
+def current_call() -> CallRecord | None:
+    """The record of the tool call whose hook is running now, else None.
+
+    Inside ``after_tool`` it tells whether ``before_tool`` short-circuited the call, and
+    whether that was a denial::
+
+        def after_tool(self, *, tool, tool_args, tool_context, result):
+            call = current_call()
+            if call is not None and call.denied:
+                return None  # leave denials alone
+    """
+    return _current_call.get()
