@@ -171,8 +171,7 @@ class Lattice(BasePlugin):
         await self._decide(
             "on_run_error", kwargs, inv, agent=_agent_of(invocation_context), error=error
         )
-        cancelled = isinstance(error, asyncio.CancelledError)
-        await self._finish(inv, "cancelled" if cancelled else "error", error)
+        await self._finish(inv, _why(error), error)
 
     async def close(self) -> None:
         """Close every invocation still open (as abandoned), then each handler's ``close``."""
@@ -225,6 +224,8 @@ class Lattice(BasePlugin):
         kwargs = {"agent": agent, "callback_context": callback_context, "error": error}
         _remove(inv.open_agents, agent.name)
         await self._decide("on_agent_error", kwargs, inv, agent=agent.name, error=error)
+        inv.error = error
+        await self._synthesize("after_agent", kwargs, inv, agent.name, _why(error))
 
     # -- model hooks -----------------------------------------------------------------------------
 
@@ -270,6 +271,8 @@ class Lattice(BasePlugin):
         value, _ = await self._decide("on_model_error", kwargs, inv, agent=agent, error=error)
         if value is None:  # a recovered call goes on to after_model, which closes it
             _remove(inv.open_models, agent)
+            closed = {"callback_context": callback_context, "llm_response": None, "error": error}
+            await self._synthesize("after_model", closed, inv, agent, _why(error))
         return value  # type: ignore[no-any-return]
 
     # -- tool hooks ------------------------------------------------------------------------------
@@ -326,6 +329,8 @@ class Lattice(BasePlugin):
         value, _ = await self._decide("on_tool_error", kwargs, inv, call=call, error=error)
         if value is None or isinstance(error, asyncio.CancelledError):
             _pop_call(inv, call)  # a recovered call goes on to after_tool, which closes it
+            kwargs["result"] = None
+            await self._synthesize("after_tool", kwargs, inv, call.agent, _why(error), call=call)
         return value  # type: ignore[no-any-return]
 
     # -- machinery -------------------------------------------------------------------------------
@@ -477,7 +482,7 @@ class Lattice(BasePlugin):
             tool=call.tool if call is not None else None,
             synthesized=True,
             reason=reason,
-            error=inv.error,
+            error=args.get("error", inv.error),
             invocation=inv,
             call=call,
         )
@@ -539,6 +544,10 @@ class Lattice(BasePlugin):
                 if o.on_error == "raise":
                     raise
                 logger.exception("adk_lattice: observer %r failed on %s", o.name, outcome.hook)
+
+
+def _why(error: BaseException) -> SynthReason:
+    return "cancelled" if isinstance(error, asyncio.CancelledError) else "error"
 
 
 def _agent_of(ctx: InvocationContext) -> str | None:
