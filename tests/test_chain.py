@@ -109,7 +109,7 @@ async def test_custom_handler_error_is_skipped() -> None:
     def broken(**_: Any) -> None:
         raise KeyError("bug")
 
-    value, winner, failed, steps, _ = await _run(
+    value, _, failed, steps, _ = await _run(
         _chain((broken, "handlers"), (_returns({"status": "ok"}, "later"), "handlers"))
     )
     assert value == {"status": "ok"}
