@@ -1,0 +1,87 @@
+"""The billing demo runs offline and shows what the README promises."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import importlib.util
+import io
+import json
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("billing_demo", ROOT / "examples/billing/main.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[dict[str, object]]]:
+    """Run the whole demo once and keep its output and audit lines."""
+    audit = tmp_path_factory.mktemp("billing") / "audit.jsonl"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = asyncio.run(_load().main(["--audit", str(audit)]))
+    assert code == 0
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    return out.getvalue(), lines
+
+
+def test_demo_writes_one_audit_line_per_invocation(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """Four turns give four audit lines, one per invocation."""
+    _, lines = demo_run
+    assert len(lines) == 4
+    assert len({line["invocation_id"] for line in lines}) == 4
+
+
+def test_demo_denies_the_large_refund_for_a_non_manager(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The non-manager's refund above the limit is denied by the refund_limit handler."""
+    output, lines = demo_run
+    assert "DENIED by refund_limit" in output
+    assert lines[1]["decisions"] == ["before_tool:refund_limit"]
+
+
+def test_demo_rounds_the_managers_refund_in_place(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The manager's refund reaches the tool rounded to cents."""
+    output, _ = demo_run
+    assert '"amount": 1500.46}' in output
+
+
+def test_demo_caps_the_lookup_with_an_announcement(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The 240-item lookup result reaches the model capped and announced."""
+    output, _ = demo_run
+    assert "truncated to 5 of 240 items" in output
+
+
+def test_demo_blocks_the_inactive_account_before_the_model(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The inactive account's invocation enters one agent and calls no tool."""
+    output, lines = demo_run
+    assert "(agent coordinator closed: blocked)" in output
+    assert lines[3]["tools"] == []
+
+
+def test_demo_shows_the_transfer_closing_the_coordinator(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """After the transfer the tree shows the coordinator closed as transferred."""
+    output, _ = demo_run
+    assert "(agent coordinator closed: transferred)" in output
