@@ -103,10 +103,10 @@ async def run_chain(
             continue
         if b.tools is not None and tool not in b.tools:
             continue
-        start = time.perf_counter()
+        start = time.perf_counter() if steps is not None else 0.0
         try:
             value = b.call(**kwargs)
-            if b.is_async or inspect.isawaitable(value):
+            if b.is_async or (value is not None and inspect.isawaitable(value)):
                 value = await (asyncio.wait_for(value, b.timeout) if b.timeout else value)
         except Exception as exc:
             timed_out = isinstance(exc, TimeoutError)
@@ -117,12 +117,12 @@ async def run_chain(
             if b.on_error == "raise":
                 raise
             logger.error(
-                "adk_lattice: handler %r (%s) failed in %s (%s: %s); %s",
-                b.name,
+                "adk_lattice: %s handler %r %s in %s (%s); %s",
                 b.tier,
+                b.name,
+                "timed out" if timed_out else "raised",
                 hook,
                 type(exc).__name__,
-                "timed out" if timed_out else "raised",
                 "denying" if b.on_error == "deny" else "skipping it",
                 exc_info=not timed_out,
             )
@@ -131,11 +131,11 @@ async def run_chain(
                 if fallback is not None:
                     return fallback, b, True
             continue
-        elapsed = time.perf_counter() - start
         if value is None:
             if steps is not None:
-                steps.append(Step(b.name, b.tier, "pass", elapsed))
+                steps.append(Step(b.name, b.tier, "pass", time.perf_counter() - start))
             continue
+        elapsed = time.perf_counter() - start
         problem = guard(hook, value)
         if problem is not None:
             stats[("rejected", hook, b.name)] += 1

@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, NamedTuple, final
 
 from google.adk.plugins.base_plugin import BasePlugin
 
@@ -95,6 +95,7 @@ class Lattice(BasePlugin):
                 members.append(obj)
         self._chains: dict[HookName, tuple[Bound, ...]] = {h: tuple(c) for h, c in chains.items()}
         self._observers = tuple(observers)
+        self._observe_partial = any(o.partial for o in observers)
         self._members = tuple(members)
         self._strict = strict
         self._idle = not observers and not any(self._chains.values())
@@ -146,10 +147,10 @@ class Lattice(BasePlugin):
         if transfer and event.author:
             inv.transferred.add(event.author)
         kwargs = {"invocation_context": invocation_context, "event": event}
-        value, _ = await self._decide(
+        decided = await self._decide(
             "on_event", kwargs, inv, agent=event.author, partial=bool(event.partial)
         )
-        return value  # type: ignore[no-any-return]
+        return decided.value  # type: ignore[no-any-return]
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
         if self._idle:
@@ -197,12 +198,12 @@ class Lattice(BasePlugin):
         inv = self._invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
         inv.agents_entered.append(agent.name)
-        inv.open_agents.append((agent.name, kwargs))
-        value, outcome = await self._decide("before_agent", kwargs, inv, agent=agent.name)
-        if value is not None:
+        _push(inv.open_agents, (agent.name, kwargs))
+        decided = await self._decide("before_agent", kwargs, inv, agent=agent.name)
+        if decided.value is not None:
             _remove(inv.open_agents, agent.name)
-            await self._synthesize("after_agent", kwargs, inv, agent.name, "blocked", outcome)
-        return value  # type: ignore[no-any-return]
+            await self._synthesize("after_agent", kwargs, inv, agent.name, "blocked", decided)
+        return decided.value  # type: ignore[no-any-return]
 
     async def after_agent_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext
@@ -212,8 +213,8 @@ class Lattice(BasePlugin):
         inv = self._invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
         _remove(inv.open_agents, agent.name)
-        value, _ = await self._decide("after_agent", kwargs, inv, agent=agent.name)
-        return value  # type: ignore[no-any-return]
+        decided = await self._decide("after_agent", kwargs, inv, agent=agent.name)
+        return decided.value  # type: ignore[no-any-return]
 
     async def on_agent_error_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext, error: Exception
@@ -237,14 +238,14 @@ class Lattice(BasePlugin):
         inv = self._invocation(callback_context)
         agent = callback_context.agent_name
         kwargs = {"callback_context": callback_context, "llm_request": llm_request}
-        inv.open_models.append((agent, kwargs))
-        value, outcome = await self._decide("before_model", kwargs, inv, agent=agent)
-        if value is not None:
+        _push(inv.open_models, (agent, kwargs))
+        decided = await self._decide("before_model", kwargs, inv, agent=agent)
+        if decided.value is not None:
             # ADK runs no after_model after a before_model short-circuit: close it here.
             _remove(inv.open_models, agent)
-            served = {"callback_context": callback_context, "llm_response": value}
-            await self._synthesize("after_model", served, inv, agent, "short_circuit", outcome)
-        return value  # type: ignore[no-any-return]
+            served = {"callback_context": callback_context, "llm_response": decided.value}
+            await self._synthesize("after_model", served, inv, agent, "short_circuit", decided)
+        return decided.value  # type: ignore[no-any-return]
 
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
@@ -257,8 +258,8 @@ class Lattice(BasePlugin):
         if not partial:
             _remove(inv.open_models, agent)
         kwargs = {"callback_context": callback_context, "llm_response": llm_response}
-        value, _ = await self._decide("after_model", kwargs, inv, agent=agent, partial=partial)
-        return value  # type: ignore[no-any-return]
+        decided = await self._decide("after_model", kwargs, inv, agent=agent, partial=partial)
+        return decided.value  # type: ignore[no-any-return]
 
     async def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
@@ -268,7 +269,7 @@ class Lattice(BasePlugin):
         inv = self._invocation(callback_context)
         agent = callback_context.agent_name
         kwargs = {"callback_context": callback_context, "llm_request": llm_request, "error": error}
-        value, _ = await self._decide("on_model_error", kwargs, inv, agent=agent, error=error)
+        value = (await self._decide("on_model_error", kwargs, inv, agent=agent, error=error)).value
         if value is None:  # a recovered call goes on to after_model, which closes it
             _remove(inv.open_models, agent)
             closed = {"callback_context": callback_context, "llm_response": None, "error": error}
@@ -288,12 +289,12 @@ class Lattice(BasePlugin):
         )
         self._records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
-        value, outcome = await self._decide("before_tool", kwargs, inv, call=call)
-        if value is not None:
-            call.short_circuited_by = outcome.acted_by
-            call.short_circuit_tier = outcome.acted_tier
-            call.denied = outcome.denied
-        return value  # type: ignore[no-any-return]
+        decided = await self._decide("before_tool", kwargs, inv, call=call)
+        if decided.bound is not None:
+            call.short_circuited_by = decided.bound.name
+            call.short_circuit_tier = decided.bound.tier
+            call.denied = decided.denied
+        return decided.value  # type: ignore[no-any-return]
 
     async def after_tool_callback(
         self,
@@ -309,8 +310,8 @@ class Lattice(BasePlugin):
         call = self._call(inv, tool, tool_context, close=True)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["result"] = result
-        value, _ = await self._decide("after_tool", kwargs, inv, call=call)
-        return value  # type: ignore[no-any-return]
+        decided = await self._decide("after_tool", kwargs, inv, call=call)
+        return decided.value  # type: ignore[no-any-return]
 
     async def on_tool_error_callback(
         self,
@@ -326,7 +327,7 @@ class Lattice(BasePlugin):
         call = self._call(inv, tool, tool_context, close=False)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["error"] = error
-        value, _ = await self._decide("on_tool_error", kwargs, inv, call=call, error=error)
+        value = (await self._decide("on_tool_error", kwargs, inv, call=call, error=error)).value
         if value is None or isinstance(error, asyncio.CancelledError):
             _pop_call(inv, call)  # a recovered call goes on to after_tool, which closes it
             kwargs["result"] = None
@@ -341,8 +342,7 @@ class Lattice(BasePlugin):
         if self._idle:
             return None
         inv = self._invocation(ctx)
-        value, _ = await self._decide(hook, kwargs, inv, agent=_agent_of(ctx))
-        return value
+        return (await self._decide(hook, kwargs, inv, agent=_agent_of(ctx))).value
 
     def _invocation(self, ctx: Any) -> InvocationRecord:
         inv, created = self._records.open(ctx.invocation_id)
@@ -417,18 +417,20 @@ class Lattice(BasePlugin):
         call: CallRecord | None = None,
         partial: bool = False,
         error: BaseException | None = None,
-    ) -> tuple[Any, Outcome]:
-        chain = self._chains[hook]
-        observe = bool(self._observers) and (not partial or any(o.partial for o in self._observers))
+    ) -> Decision:
+        """Run the hook's deciders, then hand the outcome to the observers."""
+        observe = self._observe_partial if partial else bool(self._observers)
         steps: list[Step] | None = [] if observe else None
-        start = time.perf_counter()
-        token = _current_call.set(call) if call is not None else None
+        start = time.perf_counter() if observe else 0.0
+        if call is not None:
+            agent = call.agent
+            token = _current_call.set(call)
         try:
             value, bound, failed = await run_chain(
-                chain,
+                self._chains[hook],
                 hook,
                 kwargs,
-                agent=call.agent if call is not None else agent,
+                agent=agent,
                 tool=call.tool if call is not None else None,
                 partial=partial,
                 strict=self._strict,
@@ -436,30 +438,32 @@ class Lattice(BasePlugin):
                 steps=steps,
             )
         finally:
-            if token is not None:
+            if call is not None:
                 _current_call.reset(token)
-        outcome = Outcome(
-            hook=hook,
-            args=kwargs,
-            value=value,
-            acted_by=bound.name if bound is not None else None,
-            acted_tier=bound.tier if bound is not None else None,
-            steps=tuple(steps) if steps else (),
-            agent=call.agent if call is not None else agent,
-            invocation_id=inv.invocation_id,
-            function_call_id=call.function_call_id if call is not None else None,
-            tool=call.tool if call is not None else None,
-            partial=partial,
-            reason="handler_error" if failed else None,
-            denied=failed or (bound is not None and bound.tier == "policy"),
-            error=error,
-            invocation=inv,
-            call=call,
-            duration=time.perf_counter() - start,
-        )
+        decision = Decision(value, bound, failed)
         if observe:
-            await self._emit(outcome)
-        return value, outcome
+            await self._emit(
+                Outcome(
+                    hook=hook,
+                    args=kwargs,
+                    value=value,
+                    acted_by=decision.acted_by,
+                    acted_tier=bound.tier if bound is not None else None,
+                    steps=tuple(steps) if steps else (),
+                    agent=agent,
+                    invocation_id=inv.invocation_id,
+                    function_call_id=call.function_call_id if call is not None else None,
+                    tool=call.tool if call is not None else None,
+                    partial=partial,
+                    reason="handler_error" if failed else None,
+                    denied=decision.denied,
+                    error=error,
+                    invocation=inv,
+                    call=call,
+                    duration=time.perf_counter() - start,
+                )
+            )
+        return decision
 
     async def _synthesize(
         self,
@@ -468,7 +472,7 @@ class Lattice(BasePlugin):
         inv: InvocationRecord,
         agent: str | None,
         reason: SynthReason,
-        cause: Outcome | None = None,
+        cause: Decision | None = None,
         call: CallRecord | None = None,
     ) -> None:
         if not self._observers:
@@ -486,8 +490,8 @@ class Lattice(BasePlugin):
             invocation=inv,
             call=call,
         )
-        if cause is not None:
-            outcome.acted_by, outcome.acted_tier = cause.acted_by, cause.acted_tier
+        if cause is not None and cause.bound is not None:
+            outcome.acted_by, outcome.acted_tier = cause.bound.name, cause.bound.tier
             outcome.denied = cause.denied
             if hook == "after_model":
                 outcome.value = args.get("llm_response")
@@ -544,6 +548,32 @@ class Lattice(BasePlugin):
                 if o.on_error == "raise":
                     raise
                 logger.exception("adk_lattice: observer %r failed on %s", o.name, outcome.hook)
+
+
+class Decision(NamedTuple):
+    """What the deciders of one hook settled on."""
+
+    value: Any
+    bound: Bound | None
+    failed: bool
+
+    @property
+    def acted_by(self) -> str | None:
+        return self.bound.name if self.bound is not None else None
+
+    @property
+    def denied(self) -> bool:
+        """A policy handler decided, or a failing handler was denied fail-closed."""
+        return self.failed or (self.bound is not None and self.bound.tier == "policy")
+
+
+_MAX_OPEN = 1024  # open agents or model calls per invocation; past it the oldest is dropped
+
+
+def _push(opened: list[tuple[str, dict[str, Any]]], entry: tuple[str, dict[str, Any]]) -> None:
+    opened.append(entry)
+    if len(opened) > _MAX_OPEN:
+        del opened[0]
 
 
 def _why(error: BaseException) -> SynthReason:

@@ -64,7 +64,7 @@ class ScriptedResponse:
         return [c if isinstance(c, FunctionCall) else FunctionCall(*c) for c in self.function_calls]
 
 
-class FakeModel(BaseLlm):  # type: ignore[misc]
+class FakeModel(BaseLlm):
     """A deterministic ``BaseLlm``: each call answers with the next scripted turn.
 
     With ``stream=True`` each text chunk is its own ``partial=True`` response, then one
@@ -90,7 +90,7 @@ class FakeModel(BaseLlm):  # type: ignore[misc]
     _requests: list[LlmRequest] = PrivateAttr(default_factory=list)
 
     def __init__(self, script: Sequence[ScriptedResponse] = (), **kwargs: Any) -> None:
-        super().__init__(script=list(script), **kwargs)
+        super().__init__(**{"script": list(script), **kwargs})
 
     @property
     def calls(self) -> int:

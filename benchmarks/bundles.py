@@ -1,0 +1,72 @@
+"""The plugin set-ups the benchmarks compare, all tracing to one in-memory exporter."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from google.adk.plugins.base_plugin import BasePlugin
+from opentelemetry import trace
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+from adk_lattice import Lattice
+
+#: Every configuration, in table order. ``openinference`` is the peer's instrumentation.
+CONFIGS = ("bare", "noop", "empty", "telemetry", "bundle", "openinference")
+
+#: One process-wide provider, as an app with global tracing turned on has: ADK's own spans,
+#: ours and the peer's all go to the same in-memory exporter, cleared between batches.
+EXPORTER = InMemorySpanExporter()
+PROVIDER = TracerProvider()
+PROVIDER.add_span_processor(SimpleSpanProcessor(EXPORTER))
+trace.set_tracer_provider(PROVIDER)
+
+
+class NoOp(BasePlugin):
+    """ADK's own no-op plugin: every hook inherited from BasePlugin."""
+
+    def __init__(self) -> None:
+        super().__init__("noop")
+
+
+def _bundle(tmp: str) -> Lattice:
+    from adk_lattice.cache import ResponseCache
+    from adk_lattice.policy import CapToolResult, InjectionGuard, RedactPII, RequireState, ToolGuard
+    from adk_lattice.stores import MemoryStore
+    from adk_lattice.telemetry import AuditLog, Telemetry
+
+    return Lattice(
+        name="bundle",
+        policy=[
+            RequireState("user:account_active", message="Your account is inactive."),
+            InjectionGuard(),
+            ToolGuard(),
+            RedactPII(),
+            CapToolResult(max_items=20),
+        ],
+        cache=[ResponseCache(MemoryStore())],
+        telemetry=[Telemetry(), AuditLog(os.path.join(tmp, "audit.jsonl"))],
+    )
+
+
+def _telemetry_only() -> Lattice:
+    from adk_lattice.telemetry import Telemetry
+
+    return Lattice(name="telemetry", telemetry=[Telemetry()])
+
+
+def make_plugins(config: str, tmp: str) -> list[Any]:
+    """The plugins for one configuration (the peer instruments globally instead)."""
+    if config in ("bare", "openinference"):
+        return []
+    if config == "noop":
+        return [NoOp()]
+    if config == "empty":
+        return [Lattice(name="empty", telemetry=())]
+    if config == "telemetry":
+        return [_telemetry_only()]
+    if config == "bundle":
+        return [_bundle(tmp)]
+    raise ValueError(f"unknown configuration {config!r}")

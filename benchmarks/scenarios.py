@@ -1,0 +1,317 @@
+"""Benchmark scenarios. Each runs in its own process and prints one JSON object.
+
+Usage: ``python benchmarks/scenarios.py NAME`` with NAME one of :data:`SCENARIOS`.
+``benchmarks/run.py`` runs them all and prints the table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+from bundles import CONFIGS, EXPORTER, PROVIDER, make_plugins  # this folder is sys.path[0]
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.plugins.plugin_manager import PluginManager
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+from adk_lattice import Lattice, on
+from adk_lattice.testing import FakeModel, ScriptedResponse
+
+TURNS_PER_BATCH = int(os.environ.get("BENCH_BATCH", "40"))
+REPETITIONS = int(os.environ.get("BENCH_REPS", "7"))
+
+
+def lookup_charge(charge_id: str) -> dict[str, Any]:
+    """Look up one charge."""
+    return {"charge_id": charge_id, "amount": 12.5, "currency": "EUR"}
+
+
+class _Endless(FakeModel):  # type: ignore[misc]
+    """A FakeModel whose script repeats forever (so a benchmark never runs dry)."""
+
+    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+        turn = self.script[self._calls % len(self.script)]
+        self._calls += 1
+        async for response in _one(turn, stream):
+            yield response
+
+
+async def _one(turn: ScriptedResponse, stream: bool) -> Any:
+    model = FakeModel([turn])
+    model._requests = _Discard()
+    async for response in model.generate_content_async(None, stream):  # type: ignore[arg-type]
+        yield response
+
+
+class _Discard(list):  # type: ignore[type-arg]
+    def append(self, item: Any) -> None:  # keep nothing: the benchmark must not grow
+        return None
+
+
+def _agent(kind: str) -> LlmAgent:
+    if kind == "tool":
+        script = [
+            ScriptedResponse.call("lookup_charge", charge_id="ch_1"),
+            ScriptedResponse.text("Charge ch_1 is EUR 12.50.", input_tokens=20, output_tokens=8),
+        ]
+    else:
+        script = [ScriptedResponse.text("Hello there.", input_tokens=10, output_tokens=4)]
+    return LlmAgent(name="billing", model=_Endless(script), tools=[lookup_charge])
+
+
+class _Setup:
+    """One Runner per configuration; each turn runs on a fresh session, deleted after."""
+
+    def __init__(self, config: str, kind: str, tmp: str) -> None:
+        plugins = make_plugins(config, tmp)
+        app = App(name="bench", root_agent=_agent(kind), plugins=plugins)
+        self.service = InMemorySessionService()
+        self.runner = Runner(app=app, session_service=self.service)
+        self.peer = config == "openinference"
+        self.count = 0
+
+    async def turn(self, user: str = "u1") -> float:
+        session = await self.service.create_session(
+            app_name="bench", user_id=user, state={"user:account_active": True}
+        )
+        # A new question each turn: the response cache in the bundle misses, as asked.
+        self.count += 1
+        text = f"What is on charge ch_{self.count}?"
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        start = time.perf_counter()
+        async for _ in self.runner.run_async(
+            user_id=user, session_id=session.id, new_message=message
+        ):
+            pass
+        elapsed = time.perf_counter() - start
+        await self.service.delete_session(app_name="bench", user_id=user, session_id=session.id)
+        return elapsed
+
+
+async def per_turn(kind: str) -> dict[str, Any]:
+    """Median per-turn time of each configuration, batches interleaved across configs."""
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="bench-")
+    setups = {name: _Setup(name, kind, tmp) for name in CONFIGS}
+    peer = _Peer()
+
+    async def batch(setup: _Setup, turns: int) -> float:
+        EXPORTER.clear()
+        gc.collect()
+        with peer.on(setup.peer):
+            total = 0.0
+            for _ in range(turns):
+                total += await setup.turn()
+        return total / turns
+
+    for setup in setups.values():  # warm-up: lazy imports, first-call caches
+        await batch(setup, 10)
+    samples: dict[str, list[float]] = {name: [] for name in setups}
+    for _ in range(REPETITIONS):
+        for name, setup in setups.items():
+            samples[name].append(await batch(setup, TURNS_PER_BATCH))
+    medians = {name: statistics.median(s) for name, s in samples.items()}
+    bare = medians["bare"]
+    return {
+        "scenario": f"per_turn_{kind}",
+        "unit": "ms per turn",
+        "results": {
+            name: {"ms": round(m * 1000, 4), "ratio": round(m / bare, 4)}
+            for name, m in medians.items()
+        },
+    }
+
+
+class _Peer:
+    """openinference-instrumentation-google-adk, instrumented only around its own batches."""
+
+    def __init__(self) -> None:
+        from openinference.instrumentation.google_adk import GoogleADKInstrumentor
+
+        self.instrumentor = GoogleADKInstrumentor()
+
+    @contextlib.contextmanager
+    def on(self, active: bool) -> Iterator[None]:
+        if not active:
+            yield
+            return
+        self.instrumentor.instrument(tracer_provider=PROVIDER)
+        try:
+            yield
+        finally:
+            self.instrumentor.uninstrument()
+
+
+class _NoOp(BasePlugin):
+    def __init__(self) -> None:
+        super().__init__("noop")
+
+
+async def _captured() -> tuple[Any, Any]:
+    """A real callback context and request, captured from one real run."""
+    seen: dict[str, Any] = {}
+
+    @on("before_model")
+    def grab(*, callback_context: Any, llm_request: Any) -> None:
+        seen["ctx"], seen["req"] = callback_context, llm_request
+
+    lattice = Lattice(name="grab", handlers=[grab], telemetry=())
+    app = App(name="bench", root_agent=_agent("text"), plugins=[lattice])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    session = await runner.session_service.create_session(app_name="bench", user_id="u")
+    msg = types.Content(role="user", parts=[types.Part(text="hi")])
+    async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=msg):
+        pass
+    return seen["ctx"], seen["req"]
+
+
+class _Pass:
+    """A pass-through handler on both model hooks."""
+
+    def __init__(self, i: int) -> None:
+        self.name = f"pass{i}"
+
+    def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
+        return None
+
+    def after_model(self, *, callback_context: Any, llm_response: Any) -> None:
+        return None
+
+
+def _passing(n: int) -> list[Any]:
+    return [_Pass(i) for i in range(n)]
+
+
+async def dispatch() -> dict[str, Any]:
+    """ns per before_model dispatch through ADK's PluginManager, per plugin setup."""
+    ctx, req = await _captured()
+    managers: dict[str, PluginManager] = {
+        "no plugin": PluginManager([]),
+        "no-op BasePlugin": PluginManager([_NoOp()]),
+        "empty Lattice": PluginManager([Lattice(telemetry=())]),
+    }
+    for n in (1, 5, 20):
+        managers[f"Lattice + {n} handlers"] = PluginManager(
+            [Lattice(handlers=_passing(n), telemetry=())]
+        )
+    calls = 20_000
+    samples: dict[str, list[float]] = {name: [] for name in managers}
+
+    resp = LlmResponse(content=types.Content(role="model", parts=[types.Part(text="hi")]))
+
+    async def loop(pm: PluginManager) -> float:
+        # before_model and after_model in pairs, as in a real turn; ns per hook call.
+        before, after = pm.run_before_model_callback, pm.run_after_model_callback
+        start = time.perf_counter_ns()
+        for _ in range(calls):
+            await before(callback_context=ctx, llm_request=req)
+            await after(callback_context=ctx, llm_response=resp)
+        return (time.perf_counter_ns() - start) / (2 * calls)
+
+    for pm in managers.values():
+        for plugin in pm.plugins:  # an open invocation, as in a real run
+            await plugin.before_run_callback(invocation_context=ctx._invocation_context)
+        await loop(pm)
+    for _ in range(REPETITIONS):
+        for name, pm in managers.items():
+            samples[name].append(await loop(pm))
+    medians = {name: statistics.median(s) for name, s in samples.items()}
+    noop = medians["no-op BasePlugin"]
+    return {
+        "scenario": "dispatch_model_hooks",
+        "unit": "ns per hook",
+        "results": {
+            name: {"ns": round(m, 1), "ratio_to_noop_plugin": round(m / noop, 4)}
+            for name, m in medians.items()
+        },
+    }
+
+
+def _rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def memory() -> dict[str, Any]:
+    """RSS growth over 10,000 invocations, bare ADK and with the bundle, same loop."""
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="bench-")
+    count = int(os.environ.get("BENCH_INVOCATIONS", "10000"))
+    results: dict[str, Any] = {}
+    for name in ("bare", "bundle"):
+        setup = _Setup(name, "tool", tmp)
+        for _ in range(500):
+            await setup.turn()
+        gc.collect()
+        before = _rss_kib()
+        for i in range(count):
+            await setup.turn(user=f"u{i % 50}")
+        gc.collect()
+        after = _rss_kib()
+        plugins = setup.runner.plugin_manager.plugins
+        open_records = sum(getattr(p, "open_invocations", 0) for p in plugins)
+        results[name] = {
+            "rss_before_mib": round(before / 1024, 2),
+            "rss_after_mib": round(after / 1024, 2),
+            "growth_mib": round((after - before) / 1024, 2),
+            "open_records_after": open_records,
+        }
+    return {"scenario": "memory", "invocations": count, "results": results}
+
+
+async def throughput() -> dict[str, Any]:
+    """Turns per second with 200 concurrent sessions, bare ADK vs the bundle."""
+    import tempfile
+
+    tmp = tempfile.mkdtemp(prefix="bench-")
+    sessions = 200
+    results: dict[str, Any] = {}
+    setups = {name: _Setup(name, "tool", tmp) for name in ("bare", "bundle")}
+    for setup in setups.values():
+        await asyncio.gather(*(setup.turn(f"u{i}") for i in range(sessions)))
+    samples: dict[str, list[float]] = {name: [] for name in setups}
+    for _ in range(REPETITIONS):
+        for name, setup in setups.items():
+            start = time.perf_counter()
+            await asyncio.gather(*(setup.turn(f"u{i % 50}") for i in range(sessions)))
+            samples[name].append(sessions / (time.perf_counter() - start))
+    for name, s in samples.items():
+        results[name] = {"turns_per_s": round(statistics.median(s), 1)}
+    bare = results["bare"]["turns_per_s"]
+    for r in results.values():
+        r["ratio"] = round(r["turns_per_s"] / bare, 4)
+    return {"scenario": "throughput", "concurrent_sessions": sessions, "results": results}
+
+
+SCENARIOS: dict[str, Callable[[], Awaitable[dict[str, Any]]]] = {
+    "per_turn_text": lambda: per_turn("text"),
+    "per_turn_tool": lambda: per_turn("tool"),
+    "dispatch": dispatch,
+    "memory": memory,
+    "throughput": throughput,
+}
+
+
+if __name__ == "__main__":
+    import logging
+
+    logging.disable(logging.WARNING)
+    print(json.dumps(asyncio.run(SCENARIOS[sys.argv[1]]())))
