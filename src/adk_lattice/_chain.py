@@ -50,8 +50,16 @@ def guard(hook: HookName, value: Any) -> str | None:
     return None
 
 
+#: Hooks where a failing "deny" handler cannot deny in place. ``on_user_message``'s value
+#: would replace the user's words, so the lattice ends the run in ``before_run`` instead;
+#: the error hooks already carry a failure that ADK raises, so there is nothing to let through.
+NO_DENIAL: Final = frozenset({"on_user_message", "on_model_error", "on_tool_error", "on_event"})
+
+
 def denial(hook: HookName, name: str) -> Any:
-    """A legible fail-closed result of the hook's own type, or None where none exists."""
+    """A legible fail-closed result of the hook's own type, or None where none fits."""
+    if hook in NO_DENIAL:
+        return None
     expected = EXPECTED[hook]
     if expected is dict:
         return {
@@ -65,7 +73,7 @@ def denial(hook: HookName, name: str) -> Any:
     if expected is LlmResponse:
         meta = {"adk_lattice": {"denied_by": name, "reason": "handler_error"}}
         return LlmResponse(content=content, custom_metadata=meta)
-    return None  # on_event and notification hooks have nothing to deny with
+    return None  # notification hooks have nothing to deny with
 
 
 async def run_chain(
@@ -93,8 +101,9 @@ async def run_chain(
         steps: when a list, receives one :class:`Step` per handler that ran.
 
     Returns:
-        The winning value (or None), the handler it came from, and whether it is a
-        fail-closed denial made by the lattice for a failing handler.
+        The winning value (or None), the handler it came from, and whether the lattice
+        denied for a failing handler (fail closed). A failing "deny" handler stops the chain
+        even on hooks with no denial value (see :data:`NO_DENIAL`), where the value is None.
     """
     for b in chain:
         if partial and not b.partial:
@@ -127,9 +136,7 @@ async def run_chain(
                 exc_info=not timed_out,
             )
             if b.on_error == "deny":
-                fallback = denial(hook, b.name)
-                if fallback is not None:
-                    return fallback, b, True
+                return denial(hook, b.name), b, True
             continue
         if value is None:
             if steps is not None:

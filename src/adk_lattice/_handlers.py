@@ -127,11 +127,15 @@ def _names(value: Any, what: str, owner: str) -> frozenset[str] | None:
     raise TypeError(f"handler {owner!r}: {what} must be a name or a collection of names")
 
 
-def _bind_one(obj: Any, tier: Tier, call: Callable[..., Any], name: str) -> Bound:
+def _bind_one(
+    obj: Any, tier: Tier, call: Callable[..., Any], name: str, default_timeout: float | None
+) -> Bound:
     on_error = getattr(obj, "on_error", None) or DEFAULT_ON_ERROR[tier]
     if on_error not in _ON_ERROR:
         raise ValueError(f"handler {name!r}: on_error must be one of {_ON_ERROR}, not {on_error!r}")
     timeout = getattr(obj, "timeout", None)
+    if timeout is None:
+        timeout = default_timeout
     if timeout is not None and (not isinstance(timeout, int | float) or timeout <= 0):
         raise ValueError(f"handler {name!r}: timeout must be a positive number of seconds")
     return Bound(
@@ -147,8 +151,12 @@ def _bind_one(obj: Any, tier: Tier, call: Callable[..., Any], name: str) -> Boun
     )
 
 
-def bind(obj: Any, tier: Tier) -> tuple[dict[HookName, Bound], Bound | None]:
+def bind(
+    obj: Any, tier: Tier, default_timeout: float | None = None
+) -> tuple[dict[HookName, Bound], Bound | None]:
     """Resolve one registered handler into its hook methods and its observer method.
+
+    ``default_timeout`` applies to async methods of a handler that sets no ``timeout``.
 
     Returns:
         The bound hook methods by hook name, and the bound ``observe`` method or None.
@@ -177,9 +185,9 @@ def bind(obj: Any, tier: Tier) -> tuple[dict[HookName, Bound], Bound | None]:
                 f"handler {name!r} is in the telemetry tier, whose handlers are observers: "
                 f"implement observe(outcome) instead of {hook}, or register it as a handler"
             )
-        hooks[hook] = _bind_one(obj, tier, method, name)
+        hooks[hook] = _bind_one(obj, tier, method, name, default_timeout)
     observe = getattr(obj, "observe", None)
-    observer = _bind_one(obj, tier, observe, name) if callable(observe) else None
+    observer = _bind_one(obj, tier, observe, name, default_timeout) if callable(observe) else None
     if not hooks and observer is None:
         raise TypeError(
             f"handler {name!r} ({type(obj).__name__}) has none of the hook methods "

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, final
 
 from google.adk.plugins.base_plugin import BasePlugin
 
-from ._chain import run_chain
+from ._chain import denial, run_chain
 from ._handlers import Bound, bind
 from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
 from ._outcome import Outcome, Step, SynthReason
@@ -57,6 +57,9 @@ class Lattice(BasePlugin):
             installs the default observers; ``()`` installs none.
         strict: raise :class:`~adk_lattice.ReturnGuardError` when a handler returns a value
             of the wrong type or a suspicious empty one (for tests), instead of ignoring it.
+        timeout: seconds any async handler or observer may take when it sets no ``timeout``
+            of its own; past it the handler counts as failed (a policy denies). ``None``: no
+            limit. Sync handlers cannot be interrupted.
         max_invocations: how many invocations may be tracked at once before the oldest is
             closed as abandoned (memory stays flat when runs never end cleanly).
 
@@ -74,6 +77,7 @@ class Lattice(BasePlugin):
         handlers: Sequence[Any] = (),
         telemetry: Sequence[Any] | None = None,
         strict: bool = False,
+        timeout: float | None = None,
         max_invocations: int = 4096,
     ) -> None:
         super().__init__(name)
@@ -87,7 +91,7 @@ class Lattice(BasePlugin):
             if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
                 raise TypeError(f"{tier}= takes a list of handlers, got {type(entries).__name__}")
             for obj in entries:
-                hooks, observer = bind(obj, tier)
+                hooks, observer = bind(obj, tier, timeout)
                 for hook, bound in hooks.items():
                     chains[hook].append(bound)
                 if observer is not None:
@@ -128,14 +132,29 @@ class Lattice(BasePlugin):
     async def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
     ) -> types.Content | None:
+        if self._idle:
+            return None
+        inv = self._invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context, "user_message": user_message}
-        return await self._run_level("on_user_message", invocation_context, kwargs)  # type: ignore[no-any-return]
+        agent = _agent_of(invocation_context)
+        decided = await self._decide("on_user_message", kwargs, inv, agent=agent)
+        if decided.failed and decided.bound is not None:
+            # A denial here would replace the user's words; end the run in before_run instead.
+            inv.data[_DENY_RUN] = decided.bound.name
+        return decided.value  # type: ignore[no-any-return]
 
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
+        if self._idle:
+            return None
+        inv = self._invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context}
-        return await self._run_level("before_run", invocation_context, kwargs)  # type: ignore[no-any-return]
+        decided = await self._decide("before_run", kwargs, inv, agent=_agent_of(invocation_context))
+        denied_by = inv.data.pop(_DENY_RUN, None)
+        if decided.value is None and denied_by is not None:
+            return denial("before_run", denied_by)  # type: ignore[no-any-return]
+        return decided.value  # type: ignore[no-any-return]
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
@@ -335,14 +354,6 @@ class Lattice(BasePlugin):
         return value  # type: ignore[no-any-return]
 
     # -- machinery -------------------------------------------------------------------------------
-
-    async def _run_level(
-        self, hook: HookName, ctx: InvocationContext, kwargs: dict[str, Any]
-    ) -> Any:
-        if self._idle:
-            return None
-        inv = self._invocation(ctx)
-        return (await self._decide(hook, kwargs, inv, agent=_agent_of(ctx))).value
 
     def _invocation(self, ctx: Any) -> InvocationRecord:
         inv, created = self._records.open(ctx.invocation_id)
@@ -567,6 +578,7 @@ class Decision(NamedTuple):
         return self.failed or (self.bound is not None and self.bound.tier == "policy")
 
 
+_DENY_RUN = "adk_lattice.deny_run"  # set when a failing on_user_message policy denies the run
 _MAX_OPEN = 1024  # open agents or model calls per invocation; past it the oldest is dropped
 
 
