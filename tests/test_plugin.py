@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import pytest
@@ -308,3 +309,17 @@ def test_a_single_handler_instead_of_a_list_is_refused() -> None:
     """Passing one handler where a list is expected gives a clear TypeError."""
     with pytest.raises(TypeError, match="list of handlers"):
         Lattice(policy="RequireState")  # type: ignore[arg-type]
+
+
+async def test_lattice_timeout_applies_to_async_handlers_without_their_own() -> None:
+    """Lattice(timeout=...) bounds an async policy handler, which then fails closed."""
+
+    @on("before_tool")
+    async def hung(**_: Any) -> None:
+        await asyncio.sleep(30)
+
+    lattice = Lattice(policy=[hung], timeout=0.05)
+    turn = await run_app(_refund_agent(), lattice)
+    assert refunds == []
+    assert _tool_responses(turn)[0]["status"] == "denied"
+    assert lattice.stats[("timeout", "before_tool", "hung")] == 1

@@ -239,3 +239,35 @@ async def test_a_cancelled_run_is_closed_as_cancelled(recorder: Recorder) -> Non
     assert end[0].reason == "cancelled"
     assert_balanced(recorder.outcomes)
     assert lattice.open_invocations == 0
+
+
+async def test_cancelled_sibling_tool_call_is_closed(recorder: Recorder) -> None:
+    """When one of two parallel tool calls fails, the cancelled sibling is closed as cancelled."""
+
+    async def slow_lookup(charge_id: str) -> dict[str, object]:
+        """A lookup slower than its failing sibling."""
+        await asyncio.sleep(30)
+        return {"charge_id": charge_id}
+
+    agent = LlmAgent(
+        name="billing",
+        model=FakeModel(
+            [
+                ScriptedResponse(
+                    function_calls=[
+                        FunctionCall("slow_lookup", {"charge_id": "a"}),
+                        FunctionCall("explode", {"reason": "b"}),
+                    ]
+                )
+            ]
+        ),
+        tools=[slow_lookup, explode],
+    )
+    lattice = Lattice(telemetry=[recorder])
+    with pytest.raises(ValueError, match="tool failed"):
+        await run_app(agent, lattice)
+    closes = {o.tool: o for o in recorder.of("after_tool")}
+    assert closes["slow_lookup"].reason == "cancelled"
+    assert closes["explode"].reason == "error"
+    assert_balanced(recorder.outcomes)
+    assert lattice.open_invocations == 0
