@@ -271,3 +271,17 @@ async def test_cancelled_sibling_tool_call_is_closed(recorder: Recorder) -> None
     assert closes["explode"].reason == "error"
     assert_balanced(recorder.outcomes)
     assert lattice.open_invocations == 0
+
+
+async def test_workflow_nodes_are_all_seen(recorder: Recorder) -> None:
+    """A Workflow's LlmAgent nodes reach the Lattice; the Workflow itself has no agent name."""
+    from google.adk.workflow import START, Workflow
+
+    first = LlmAgent(name="first", model=FakeModel([ScriptedResponse.text("one")]))
+    second = LlmAgent(name="second", model=FakeModel([ScriptedResponse.text("two")]))
+    flow = Workflow(name="flow", edges=[(START, first), (first, second)])
+    turn = await run_app(flow, Lattice(telemetry=[recorder]))
+    assert turn.texts == ["one", "two"]
+    assert _agents(recorder, "before_model") == ["first", "second"]
+    assert recorder.of("before_run")[0].agent is None
+    assert_balanced(recorder.outcomes)
