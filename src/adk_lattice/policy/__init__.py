@@ -1,0 +1,10 @@
+"""Built-in policies: handlers for the lattice's policy tier.
+
+Every denial is legible (a ``{"status": "denied", "reason": ...}`` tool result, or a
+model-role answer for agent and model hooks), counted on the policy's ``counts``, and
+identity, roles and tenants are read only through declared :class:`~adk_lattice.state.StateKey`.
+"""
+
+from .require_state import RequireState
+
+__all__ = ["RequireState"]
