@@ -5,6 +5,8 @@ model-role answer for agent and model hooks), counted on the policy's ``counts``
 identity, roles and tenants are read only through declared :class:`~adk_lattice.state.StateKey`.
 """
 
+from .arguments import Clamp, InjectState, Round
 from .require_state import RequireState
+from .tool_guard import Approval, ToolGuard, ToolRule
 
-__all__ = ["RequireState"]
+__all__ = ["Approval", "Clamp", "InjectState", "RequireState", "Round", "ToolGuard", "ToolRule"]
