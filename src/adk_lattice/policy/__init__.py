@@ -6,7 +6,17 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 """
 
 from .arguments import Clamp, InjectState, Round
+from .redact import RedactPII
 from .require_state import RequireState
 from .tool_guard import Approval, ToolGuard, ToolRule
 
-__all__ = ["Approval", "Clamp", "InjectState", "RequireState", "Round", "ToolGuard", "ToolRule"]
+__all__ = [
+    "Approval",
+    "Clamp",
+    "InjectState",
+    "RedactPII",
+    "RequireState",
+    "Round",
+    "ToolGuard",
+    "ToolRule",
+]
