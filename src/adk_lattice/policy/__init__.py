@@ -6,6 +6,7 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 """
 
 from .arguments import Clamp, InjectState, Round
+from .injection import Finding, InjectionGuard
 from .redact import RedactPII
 from .require_state import RequireState
 from .tool_guard import Approval, ToolGuard, ToolRule
@@ -13,7 +14,9 @@ from .tool_guard import Approval, ToolGuard, ToolRule
 __all__ = [
     "Approval",
     "Clamp",
+    "Finding",
     "InjectState",
+    "InjectionGuard",
     "RedactPII",
     "RequireState",
     "Round",
