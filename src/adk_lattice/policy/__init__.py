@@ -9,10 +9,12 @@ from .arguments import Clamp, InjectState, Round
 from .injection import Finding, InjectionGuard
 from .redact import RedactPII
 from .require_state import RequireState
+from .results import CapToolResult
 from .tool_guard import Approval, ToolGuard, ToolRule
 
 __all__ = [
     "Approval",
+    "CapToolResult",
     "Clamp",
     "Finding",
     "InjectState",
