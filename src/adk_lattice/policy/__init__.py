@@ -7,6 +7,8 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 
 from .arguments import Clamp, InjectState, Round
 from .injection import Finding, InjectionGuard
+from .limits import CallLimits
+from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
 from .results import CapToolResult
@@ -14,12 +16,17 @@ from .tool_guard import Approval, ToolGuard, ToolRule
 
 __all__ = [
     "Approval",
+    "CallLimits",
     "CapToolResult",
     "Clamp",
+    "CounterStore",
     "Finding",
     "InjectState",
     "InjectionGuard",
+    "MemoryCounter",
+    "RateLimit",
     "RedactPII",
+    "RedisCounter",
     "RequireState",
     "Round",
     "ToolGuard",
