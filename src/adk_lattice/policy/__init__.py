@@ -13,6 +13,7 @@ from .redact import RedactPII
 from .require_state import RequireState
 from .results import CapToolResult
 from .tool_guard import Approval, ToolGuard, ToolRule
+from .trim import TrimContext
 
 __all__ = [
     "Approval",
@@ -31,4 +32,5 @@ __all__ = [
     "Round",
     "ToolGuard",
     "ToolRule",
+    "TrimContext",
 ]
