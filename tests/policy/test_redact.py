@@ -218,3 +218,23 @@ async def test_tool_result_is_redacted_before_the_model_reads_it() -> None:
     assert run.responses("lookup_customer") == [{"email": "[REDACTED:EMAIL]", "plan": "pro"}]
     seen = model.requests[1].contents[-1].parts[0].function_response.response
     assert seen == {"email": "[REDACTED:EMAIL]", "plan": "pro"}
+
+
+async def test_final_thoughts_are_redacted_too(ctx: Any) -> None:
+    """Thought parts of a final response are scrubbed as well as its text."""
+    thought = types.Part(text="the user's ssn is 123-45-6789", thought=True)
+    final = LlmResponse(
+        content=types.Content(role="model", parts=[thought, types.Part(text="Done.")]),
+    )
+    RedactPII().after_model(callback_context=await ctx(), llm_response=final)
+    assert final.content.parts[0].text == "the user's ssn is [REDACTED:SSN]"
+    assert final.content.parts[1].text == "Done."
+
+
+async def test_model_error_frees_the_stream(ctx: Any) -> None:
+    """A failed model call frees the stream's held-back tail."""
+    r = RedactPII()
+    c = await ctx()
+    r.after_model(callback_context=c, llm_response=_chunk("partial text"))
+    r.on_model_error(callback_context=c, llm_request=None, error=RuntimeError("boom"))
+    assert r.open_streams == 0

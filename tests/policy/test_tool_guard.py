@@ -280,3 +280,10 @@ async def test_runner_malformed_arguments_reach_the_model_as_a_denial() -> None:
     run = await run_app(agent, [Lattice(policy=[guard(schema=REFUND_SCHEMA)])], "refund")
     assert run.responses("issue_refund")[0]["reason"] == "amount must be a finite number"
     assert run.texts[-1] == "Sorry."
+
+
+async def test_default_rule_applies_hygiene_to_tools_without_a_rule(ctx: Any) -> None:
+    """default=ToolRule() denies NaN for a tool that has no rule of its own."""
+    g = ToolGuard({}, default=ToolRule())
+    out = await call(g, {"charge_id": "c1", "amount": math.inf}, ctx)
+    assert out["reason"] == "amount must be a finite number"

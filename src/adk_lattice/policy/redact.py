@@ -162,9 +162,14 @@ class RedactPII:
         if content is None or not content.parts:
             return None
         text, blocked = self.scrub(text_of(content))
+        for part in content.parts:
+            if part.thought and part.text:  # thoughts may be shown too: scrub them in full
+                part.text, hid = self.scrub(part.text)
+                blocked = blocked or hid
         if blocked or (ended is not None and ended.blocked):
             self._counts.bump("blocked")
             text = self.block_message
+            content.parts = [p for p in content.parts if not p.thought]
         _set_text(content, text)
         return None
 

@@ -107,6 +107,8 @@ class ToolGuard:
     Args:
         rules: a :class:`ToolRule` per tool name.
         unknown: ``allow`` (default) lets tools without a rule through; ``deny`` denies them.
+        default: the rule for tools without their own (with ``unknown="allow"``), e.g.
+            ``ToolRule()`` to apply the argument hygiene to every tool.
         max_string: longest string argument accepted, in characters.
         max_depth: deepest nesting accepted.
         max_items: most entries in one list or object.
@@ -122,6 +124,7 @@ class ToolGuard:
         rules: Mapping[str, ToolRule],
         *,
         unknown: str = "allow",
+        default: ToolRule | None = None,
         max_string: int = 10_000,
         max_depth: int = 20,
         max_items: int = 1_000,
@@ -132,7 +135,10 @@ class ToolGuard:
         for tool, rule in rules.items():
             if not isinstance(rule, ToolRule):
                 raise TypeError(f"rule for {tool!r} must be a ToolRule, not {type(rule).__name__}")
+        if default is not None and not isinstance(default, ToolRule):
+            raise TypeError(f"default must be a ToolRule, not {type(default).__name__}")
         self.rules = dict(rules)
+        self.default = default
         self.unknown = unknown
         self.max_string, self.max_depth, self.max_items = max_string, max_depth, max_items
         self.name = name
@@ -152,6 +158,8 @@ class ToolGuard:
         """Allow (None, with arguments possibly rewritten in place), deny, or ask a person."""
         name = getattr(tool, "name", str(tool))
         rule = self.rules.get(name)
+        if rule is None and self.unknown == "allow":
+            rule = self.default
         if rule is None:
             if self.unknown == "deny":
                 return self._deny(name, f"the tool {name} is not allowed here")
