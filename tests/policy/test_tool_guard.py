@@ -141,7 +141,7 @@ async def test_check_returning_a_reason_denies(ctx: Any) -> None:
 async def test_check_that_raises_denies_instead_of_crashing(ctx: Any) -> None:
     """A check raising KeyError on missing input denies; it does not propagate."""
     out = await call(guard(checks=[lambda a: a["missing"] > 1]), {"amount": 1}, ctx)
-    assert out["status"] == "denied"
+    assert out["reason"] == "missing argument missing"
 
 
 async def test_clamp_and_round_rewrite_in_place(ctx: Any) -> None:

@@ -105,7 +105,9 @@ def run_check(check: Check, args: Mapping[str, Any]) -> str | None:
     """Run a user check; False or a string denies, and so does a ValueError/TypeError it raises."""
     try:
         verdict = check(args)
-    except (ValueError, TypeError, KeyError) as exc:
+    except KeyError as exc:
+        return f"missing argument {str(exc.args[0])[:80] if exc.args else ''}".strip()
+    except (ValueError, TypeError) as exc:
         return str(exc)[:200] or type(exc).__name__
     if verdict is None or verdict is True:
         return None
