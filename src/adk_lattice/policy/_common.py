@@ -1,0 +1,126 @@
+"""What every built-in policy shares: legible denials of each hook's type, and counters."""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Mapping
+from typing import Any, Final, Generic, TypeVar
+
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+#: The ``custom_metadata`` key under which a refusal says who refused and why.
+META_KEY: Final = "adk_lattice"
+#: The ``temp:`` state key where model/agent policies record their latest denial.
+DENIAL_STATE_KEY: Final = "temp:adk_lattice.denial"
+
+V = TypeVar("V")
+
+
+def tool_denial(policy: str, reason: str, **extra: Any) -> dict[str, Any]:
+    """A tool result a model can explain: ``{"status": "denied", "reason": ..., "policy": ...}``."""
+    return {"status": "denied", "reason": reason, "policy": policy, **extra}
+
+
+def model_content(text: str) -> types.Content:
+    """A model-role Content holding one text part."""
+    return types.Content(role="model", parts=[types.Part(text=text)])
+
+
+def refusal(policy: str, code: str, text: str, **detail: Any) -> LlmResponse:
+    """A model-role LlmResponse standing in for a model call, tagged with who refused and why.
+
+    Args:
+        policy: the refusing policy's name.
+        code: a short machine-readable reason (``prompt_injection``, ``model_call_limit``...).
+        text: what the user reads.
+        detail: extra fields for the metadata (never raw user data).
+    """
+    meta = {META_KEY: {"denied_by": policy, "reason": code, **detail}}
+    return LlmResponse(content=model_content(text), custom_metadata=meta, turn_complete=True)
+
+
+def record_denial(ctx: Any, policy: str, code: str, **detail: Any) -> None:
+    """Note a denial in the context's ``temp:`` state, for later callbacks and tools."""
+    # A context without writable state still gets its denial; only the note is lost.
+    with contextlib.suppress(Exception):
+        ctx.state[DENIAL_STATE_KEY] = {"policy": policy, "reason": code, **detail}
+
+
+class Counts:
+    """Thread-safe counters a policy exposes as ``policy.counts`` (a read-only snapshot)."""
+
+    def __init__(self) -> None:
+        self._counter: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def bump(self, *names: str) -> None:
+        """Add one to each named counter."""
+        with self._lock:
+            for name in names:
+                self._counter[name] += 1
+
+    def snapshot(self) -> Mapping[str, int]:
+        """A copy of the counters."""
+        with self._lock:
+            return dict(self._counter)
+
+
+class Keyed(Generic[V]):
+    """A bounded map from a per-stream or per-invocation key to a value; oldest evicted first.
+
+    One policy instance serves every session at once, so per-invocation data lives here,
+    keyed, and is freed when the invocation ends; the bound keeps memory flat when a run
+    never ends cleanly.
+    """
+
+    def __init__(self, max_entries: int = 4096) -> None:
+        self._data: OrderedDict[Any, V] = OrderedDict()
+        self._max = max_entries
+        self._lock = threading.Lock()
+
+    def get(self, key: Any) -> V | None:
+        """The value for ``key``, or None."""
+        with self._lock:
+            return self._data.get(key)
+
+    def setdefault(self, key: Any, factory: type[V] | Any) -> V:
+        """The value for ``key``, created with ``factory()`` when missing."""
+        with self._lock:
+            value = self._data.get(key)
+            if value is None:
+                value = factory()
+                self._data[key] = value
+                while len(self._data) > self._max:
+                    self._data.popitem(last=False)
+            return value
+
+    def put(self, key: Any, value: V) -> None:
+        """Set the value for ``key``."""
+        with self._lock:
+            self._data[key] = value
+            while len(self._data) > self._max:
+                self._data.popitem(last=False)
+
+    def pop(self, key: Any) -> V | None:
+        """Forget ``key`` and return its value."""
+        with self._lock:
+            return self._data.pop(key, None)
+
+    def drop_where(self, first: Any) -> None:
+        """Forget every tuple key whose first item is ``first`` (an invocation id)."""
+        with self._lock:
+            for key in [k for k in self._data if isinstance(k, tuple) and k[0] == first]:
+                del self._data[key]
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+
+def text_of(content: types.Content | None) -> str:
+    """The concatenated text parts of a Content (thoughts excluded)."""
+    if content is None or not content.parts:
+        return ""
+    return "".join(p.text for p in content.parts if p.text and not p.thought)

@@ -1,0 +1,100 @@
+"""``CallLimits``: per-invocation caps on model calls, tool calls and calls per tool."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from typing import Any
+
+from google.adk.models.llm_response import LlmResponse
+
+from ._common import Counts, Keyed, record_denial, refusal, tool_denial
+
+
+class CallLimits:
+    """``before_model`` / ``before_tool``: stop a runaway invocation legibly.
+
+    Counts are kept per invocation (keyed by ``invocation_id``, freed at ``after_run`` and
+    bounded), so one instance serves every session at once::
+
+        CallLimits(max_model_calls=8, max_tool_calls=20, per_tool={"issue_refund": 1})
+
+    Over a cap, a model call is answered with ``message`` (a model-role refusal) and a tool
+    call gets ``{"status": "denied", "reason": ...}``, which the model can explain.
+
+    Args:
+        max_model_calls: model calls allowed per invocation (None: no cap).
+        max_tool_calls: tool calls allowed per invocation, all tools together.
+        per_tool: tool calls allowed per invocation, by tool name.
+        message: what the user reads when the model-call cap is reached.
+        name: the handler name.
+
+    Attributes:
+        counts: ``denied:model``, ``denied:tools``, ``denied:<tool>``.
+    """
+
+    def __init__(
+        self,
+        *,
+        max_model_calls: int | None = None,
+        max_tool_calls: int | None = None,
+        per_tool: Mapping[str, int] | None = None,
+        message: str = "I've reached the limit of steps I can take for one request. "
+        "Please ask again, more specifically.",
+        name: str = "CallLimits",
+    ) -> None:
+        caps = [max_model_calls, max_tool_calls, *(per_tool or {}).values()]
+        if any(c is not None and (not isinstance(c, int) or c < 0) for c in caps):
+            raise ValueError("call limits must be non-negative integers")
+        self.max_model_calls = max_model_calls
+        self.max_tool_calls = max_tool_calls
+        self.per_tool = dict(per_tool or {})
+        self.message = message
+        self.name = name
+        self._counts = Counts()
+        self._runs: Keyed[Counter[str]] = Keyed()
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        """Denial counters."""
+        return self._counts.snapshot()
+
+    @property
+    def open_invocations(self) -> int:
+        """Invocations with live counters (0 once every run has ended)."""
+        return len(self._runs)
+
+    def before_model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
+        """Count the model call; refuse it past ``max_model_calls``."""
+        used = self._runs.setdefault(callback_context.invocation_id, Counter)
+        if self.max_model_calls is not None and used["model"] >= self.max_model_calls:
+            self._counts.bump("denied:model")
+            record_denial(callback_context, self.name, "model_call_limit")
+            return refusal(self.name, "model_call_limit", self.message, limit=self.max_model_calls)
+        used["model"] += 1
+        return None
+
+    def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
+        """Count the tool call; deny it past the total or the per-tool cap."""
+        name = getattr(tool, "name", str(tool))
+        used = self._runs.setdefault(tool_context.invocation_id, Counter)
+        cap = self.per_tool.get(name)
+        if cap is not None and used[f"tool:{name}"] >= cap:
+            self._counts.bump(f"denied:{name}")
+            reason = f"{name} may be called at most {cap} time(s) per request"
+            return tool_denial(self.name, reason, tool=name)
+        if self.max_tool_calls is not None and used["tools"] >= self.max_tool_calls:
+            self._counts.bump("denied:tools")
+            reason = f"at most {self.max_tool_calls} tool calls are allowed per request"
+            return tool_denial(self.name, reason, tool=name)
+        used["tools"] += 1
+        used[f"tool:{name}"] += 1
+        return None
+
+    def after_run(self, *, invocation_context: Any) -> None:
+        """Free the invocation's counters."""
+        self._runs.pop(invocation_context.invocation_id)
+
+    def on_run_error(self, *, invocation_context: Any, error: Any) -> None:
+        """Free the invocation's counters when the run fails."""
+        self._runs.pop(invocation_context.invocation_id)

@@ -1,0 +1,200 @@
+"""``RateLimit``: per user (or tenant) per window, on a small counter store.
+
+The store protocol is one method, ``async incr(key, window_seconds) -> int``: add one to the
+key's counter and return the new value, the counter expiring ``window_seconds`` after it was
+created. :class:`MemoryCounter` serves one process; :class:`RedisCounter` is atomic and
+shared by every replica.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Mapping
+from typing import Any, Literal, Protocol, runtime_checkable
+
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from ..state import StateKey
+from ._common import Counts, model_content, record_denial, refusal, tool_denial
+
+
+@runtime_checkable
+class CounterStore(Protocol):
+    """Fixed-window counters: ``incr`` adds one and returns the count in the window."""
+
+    async def incr(self, key: str, window_seconds: float) -> int: ...
+
+
+class MemoryCounter:
+    """An in-process :class:`CounterStore` (one replica only); expired keys are purged.
+
+    Args:
+        clock: the time source (``time.monotonic``), replaceable in tests.
+        max_keys: bound on live keys; past it the oldest are dropped.
+    """
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic, max_keys: int = 100_000):
+        self._counts: dict[str, tuple[int, float]] = {}
+        self._clock = clock
+        self._max_keys = max_keys
+        self._lock = asyncio.Lock()
+
+    async def incr(self, key: str, window_seconds: float) -> int:
+        """Add one to ``key`` and return the count within its window."""
+        async with self._lock:
+            now = self._clock()
+            count, expires = self._counts.get(key, (0, 0.0))
+            if expires <= now:
+                count, expires = 0, now + window_seconds
+            self._counts[key] = (count + 1, expires)
+            if len(self._counts) > self._max_keys:
+                self._purge(now)
+            return count + 1
+
+    def _purge(self, now: float) -> None:
+        for k in [k for k, (_, exp) in self._counts.items() if exp <= now]:
+            del self._counts[k]
+        while len(self._counts) > self._max_keys:
+            del self._counts[next(iter(self._counts))]
+
+
+# INCR and the first EXPIRE in one server-side step: atomic across replicas, and a key can
+# never be left without an expiry by a client that dies between the two commands.
+_INCR_EXPIRE = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+
+
+class RedisCounter:
+    """A :class:`CounterStore` on Redis, atomic (one Lua script per increment).
+
+    Args:
+        client: a ``redis.asyncio.Redis`` client (``pip install adk-lattice[redis]``).
+        prefix: prepended to every key.
+    """
+
+    def __init__(self, client: Any, *, prefix: str = "") -> None:
+        self._client = client
+        self._prefix = prefix
+        self._script = client.register_script(_INCR_EXPIRE)
+
+    @classmethod
+    def from_url(cls, url: str, **kwargs: Any) -> RedisCounter:
+        """Connect with ``redis.asyncio.from_url``."""
+        import redis.asyncio as aioredis
+
+        return cls(aioredis.from_url(url), **kwargs)
+
+    async def incr(self, key: str, window_seconds: float) -> int:
+        """Add one to ``key`` and return the count within its window."""
+        ms = max(1, int(window_seconds * 1000))
+        return int(await self._script(keys=[self._prefix + key], args=[ms]))
+
+    async def close(self) -> None:
+        """Close the client's connections."""
+        await self._client.aclose()
+
+
+Hook = Literal["before_model", "before_tool", "before_agent"]
+
+
+class RateLimit:
+    """Allow ``limit`` calls per user (or tenant) per ``window_seconds``, on any store.
+
+    It counts on one hook: ``before_model`` (model calls, the default), ``before_tool`` (tool
+    calls; scope with ``tools=``) or ``before_agent`` (agent runs). Who is counted comes from
+    the session's user id, or from a declared state key such as ``user:tenant_id``, never
+    from model-chosen arguments::
+
+        RateLimit(100, 3600, per=TENANT, store=RedisCounter.from_url("redis://localhost"))
+
+    Args:
+        limit: calls allowed per window.
+        window_seconds: the fixed window's length.
+        per: ``"user"`` (the session's user id) or a declared str key.
+        hook: which hook counts.
+        store: a :class:`CounterStore` (default: a :class:`MemoryCounter`).
+        tools: with ``hook="before_tool"``, only count these tools.
+        message: what the user reads when over the limit.
+        name: the handler name.
+
+    Attributes:
+        counts: ``allowed``, ``denied``.
+    """
+
+    def __init__(
+        self,
+        limit: int,
+        window_seconds: float,
+        *,
+        per: Literal["user"] | StateKey[str] = "user",
+        hook: Hook = "before_model",
+        store: CounterStore | None = None,
+        tools: set[str] | frozenset[str] | None = None,
+        message: str = "You've reached the usage limit for now. Please try again later.",
+        name: str = "RateLimit",
+    ) -> None:
+        if not isinstance(limit, int) or limit < 0:
+            raise ValueError("limit must be a non-negative integer")
+        if not window_seconds > 0:
+            raise ValueError("window_seconds must be positive")
+        if hook not in ("before_model", "before_tool", "before_agent"):
+            raise ValueError(f"RateLimit cannot count on {hook!r}")
+        if per != "user" and not isinstance(per, StateKey):
+            raise TypeError("per must be 'user' or a declared StateKey")
+        self.limit = limit
+        self.window_seconds = float(window_seconds)
+        self.per = per
+        self.store: CounterStore = store if store is not None else MemoryCounter()
+        self.message = message
+        self.name = name
+        self.tools = tools
+        self.hook = hook
+        # Only the chosen hook is a method of this instance, so the lattice binds only it.
+        handlers = {
+            "before_model": self._model,
+            "before_tool": self._tool,
+            "before_agent": self._agent,
+        }
+        setattr(self, hook, handlers[hook])
+        self._counts = Counts()
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        """Counters: ``allowed``, ``denied``."""
+        return self._counts.snapshot()
+
+    async def _over(self, ctx: Any) -> bool:
+        if self.per == "user":
+            who = f"user:{ctx.user_id}"
+        else:
+            who = f"{self.per.name}:{self.per.get(ctx.state) or '-'}"
+        window = int(time.time() // self.window_seconds)
+        app = ctx.session.app_name
+        count = await self.store.incr(f"{self.name}:{app}:{who}:{window}", self.window_seconds)
+        if count > self.limit:
+            self._counts.bump("denied")
+            record_denial(ctx, self.name, "rate_limited", limit=self.limit)
+            return True
+        self._counts.bump("allowed")
+        return False
+
+    async def _model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
+        if await self._over(callback_context):
+            return refusal(self.name, "rate_limited", self.message, limit=self.limit)
+        return None
+
+    async def _tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
+        if await self._over(tool_context):
+            reason = f"rate limit reached ({self.limit} per {self.window_seconds:g} s)"
+            return tool_denial(self.name, reason, tool=getattr(tool, "name", None))
+        return None
+
+    async def _agent(self, *, agent: Any, callback_context: Any) -> types.Content | None:
+        if await self._over(callback_context):
+            return model_content(self.message)
+        return None

@@ -1,0 +1,222 @@
+"""``ToolGuard``: who may call a tool, with which arguments, and when a person must approve."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import BaseModel
+
+from ..state import StateKey
+from ._common import Counts, tool_denial
+from .arguments import Check, Rewrite, hygiene, model_check, run_check, schema_check
+
+logger = logging.getLogger("adk_lattice.policy")
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    """When a call needs approval, and who may give it.
+
+    Args:
+        when: a predicate on the (rewritten) arguments; or a ``(field, threshold)`` pair
+            meaning ``args[field] > threshold``.
+        role: a declared bool key (e.g. ``user:is_manager``); when it is True for this
+            user the call goes ahead without asking.
+        confirm: ask a person through ADK's tool confirmation
+            (``tool_context.request_confirmation``): the run pauses, and the call runs
+            when the person approves. When False and ``role`` does not hold, it is denied.
+        hint: what the person is asked.
+    """
+
+    when: Callable[[Mapping[str, Any]], bool] | tuple[str, float]
+    role: StateKey[bool] | None = None
+    confirm: bool = False
+    hint: str = "Please approve or reject this call."
+
+    def needed(self, args: Mapping[str, Any]) -> bool:
+        """Whether these arguments cross the threshold (an unreadable value: yes)."""
+        if callable(self.when):
+            try:
+                return bool(self.when(args))
+            except Exception:
+                return True  # fail closed: a predicate that cannot decide asks for approval
+        name, threshold = self.when
+        value = args.get(name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return True
+        return not math.isfinite(value) or value > threshold
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRule:
+    """What :class:`ToolGuard` enforces for one tool.
+
+    Args:
+        agents: the agents allowed to call it (None: any agent).
+        schema: a JSON schema the arguments must satisfy.
+        model: a pydantic model the arguments must validate against (strict types).
+        checks: callables on the arguments; None/True allows, a string (the reason) or
+            False denies, and so does a ValueError/TypeError they raise.
+        rewrites: :class:`Clamp`, :class:`Round`, :class:`InjectState`, applied in place
+            before validation, so the model cannot control those values.
+        approval: an :class:`Approval` threshold.
+    """
+
+    agents: Collection[str] | None = None
+    schema: Mapping[str, Any] | None = None
+    model: type[BaseModel] | None = None
+    checks: Sequence[Check] = ()
+    rewrites: Sequence[Rewrite] = ()
+    approval: Approval | None = None
+    _validators: tuple[Callable[[Mapping[str, Any]], str | None], ...] = field(
+        default=(), init=False, repr=False
+    )
+
+    def __post_init__(self) -> None:
+        validators = []
+        if self.schema is not None:
+            validators.append(schema_check(self.schema))
+        if self.model is not None:
+            validators.append(model_check(self.model))
+        object.__setattr__(self, "_validators", tuple(validators))
+
+
+class ToolGuard:
+    """``before_tool``: enforce a :class:`ToolRule` per tool; deny legibly, never raise.
+
+    Order per call: agent allowed, argument hygiene (non-finite numbers, huge strings, deep
+    nesting), rewrites (clamp, round, inject from state), schema / model / checks, approval.
+    A denial is the tool's result: ``{"status": "denied", "reason": ..., "policy": ...}``;
+    a call waiting for a person is ``{"status": "pending_approval", ...}`` and the run pauses
+    until ADK's confirmation arrives::
+
+        ToolGuard({
+            "issue_refund": ToolRule(
+                agents={"billing"},
+                schema={"type": "object", "required": ["amount"],
+                        "properties": {"amount": {"type": "number", "exclusiveMinimum": 0}}},
+                rewrites=[Round("amount", 2)],
+                approval=Approval(("amount", 100), role=IS_MANAGER, confirm=True),
+            )
+        })
+
+    Args:
+        rules: a :class:`ToolRule` per tool name.
+        unknown: ``allow`` (default) lets tools without a rule through; ``deny`` denies them.
+        default: the rule for tools without their own (with ``unknown="allow"``), e.g.
+            ``ToolRule()`` to apply the argument hygiene to every tool.
+        max_string: longest string argument accepted, in characters.
+        max_depth: deepest nesting accepted.
+        max_items: most entries in one list or object.
+        name: the handler name.
+
+    Attributes:
+        counts: ``allowed``, ``denied``, ``pending_approval``, ``approved``, ``rejected``, and
+            ``denied:<tool>`` per tool.
+    """
+
+    def __init__(
+        self,
+        rules: Mapping[str, ToolRule],
+        *,
+        unknown: str = "allow",
+        default: ToolRule | None = None,
+        max_string: int = 10_000,
+        max_depth: int = 20,
+        max_items: int = 1_000,
+        name: str = "ToolGuard",
+    ) -> None:
+        if unknown not in ("allow", "deny"):
+            raise ValueError("unknown must be 'allow' or 'deny'")
+        for tool, rule in rules.items():
+            if not isinstance(rule, ToolRule):
+                raise TypeError(f"rule for {tool!r} must be a ToolRule, not {type(rule).__name__}")
+        if default is not None and not isinstance(default, ToolRule):
+            raise TypeError(f"default must be a ToolRule, not {type(default).__name__}")
+        self.rules = dict(rules)
+        self.default = default
+        self.unknown = unknown
+        self.max_string, self.max_depth, self.max_items = max_string, max_depth, max_items
+        self.name = name
+        self._counts = Counts()
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        """Counters by outcome, and ``denied:<tool>``."""
+        return self._counts.snapshot()
+
+    def _deny(self, tool: str, reason: str) -> dict[str, Any]:
+        self._counts.bump("denied", f"denied:{tool}")
+        logger.info("adk_lattice: %s denied %s: %s", self.name, tool, reason)
+        return tool_denial(self.name, reason, tool=tool)
+
+    def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
+        """Allow (None, with arguments possibly rewritten in place), deny, or ask a person."""
+        name = getattr(tool, "name", str(tool))
+        rule = self.rules.get(name)
+        if rule is None and self.unknown == "allow":
+            rule = self.default
+        if rule is None:
+            if self.unknown == "deny":
+                return self._deny(name, f"the tool {name} is not allowed here")
+            self._counts.bump("allowed")
+            return None
+        agent = tool_context.agent_name
+        if rule.agents is not None and agent not in rule.agents:
+            return self._deny(name, f"the agent {agent} may not call {name}")
+        if not isinstance(tool_args, dict):
+            return self._deny(name, "arguments must be an object")
+        problem = hygiene(
+            tool_args,
+            max_string=self.max_string,
+            max_depth=self.max_depth,
+            max_items=self.max_items,
+        )
+        if problem:
+            return self._deny(name, problem)
+        state = tool_context.state
+        for rewrite in rule.rewrites:
+            problem = rewrite.apply(tool_args, state)
+            if problem:
+                return self._deny(name, problem)
+        for validate in rule._validators:
+            problem = validate(tool_args)
+            if problem:
+                return self._deny(name, problem)
+        for check in rule.checks:
+            problem = run_check(check, tool_args)
+            if problem:
+                return self._deny(name, problem)
+        if rule.approval is not None and rule.approval.needed(tool_args):
+            return self._approve(name, rule.approval, tool_args, tool_context)
+        self._counts.bump("allowed")
+        return None
+
+    def _approve(
+        self, name: str, approval: Approval, args: Mapping[str, Any], ctx: Any
+    ) -> dict[str, Any] | None:
+        if approval.role is not None and approval.role.get(ctx.state) is True:
+            self._counts.bump("allowed", "approved_by_role")
+            return None
+        if not approval.confirm:
+            who = f" ({approval.role.name})" if approval.role is not None else ""
+            return self._deny(name, f"this {name} call needs approval by an authorised person{who}")
+        confirmation = getattr(ctx, "tool_confirmation", None)
+        if confirmation is None:
+            ctx.request_confirmation(hint=approval.hint, payload={"tool": name})
+            self._counts.bump("pending_approval")
+            return {
+                "status": "pending_approval",
+                "reason": f"this {name} call waits for a person to approve it",
+                "policy": self.name,
+                "tool": name,
+            }
+        if confirmation.confirmed:
+            self._counts.bump("allowed", "approved")
+            return None
+        self._counts.bump("rejected")
+        return self._deny(name, f"the {name} call was rejected by the approver")

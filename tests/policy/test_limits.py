@@ -1,0 +1,93 @@
+"""CallLimits: per-invocation caps on model calls, tool calls and calls per tool."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.tools.function_tool import FunctionTool
+
+from adk_lattice import Lattice
+from adk_lattice.policy import CallLimits
+from adk_lattice.testing import FakeModel, ScriptedResponse
+
+from .conftest import run_app
+
+
+def ping() -> dict[str, Any]:
+    """Ping."""
+    return {"pong": True}
+
+
+PING = FunctionTool(ping)
+
+
+async def test_model_calls_under_the_cap_pass(ctx: Any) -> None:
+    """Model calls up to the cap pass."""
+    limits = CallLimits(max_model_calls=2)
+    c = await ctx()
+    assert limits.before_model(callback_context=c, llm_request=None) is None
+    assert limits.before_model(callback_context=c, llm_request=None) is None
+
+
+async def test_model_call_over_the_cap_is_refused(ctx: Any) -> None:
+    """The call past the cap gets a model-role refusal, counted."""
+    limits = CallLimits(max_model_calls=1)
+    c = await ctx()
+    limits.before_model(callback_context=c, llm_request=None)
+    out = limits.before_model(callback_context=c, llm_request=None)
+    assert out is not None
+    assert out.custom_metadata["adk_lattice"]["reason"] == "model_call_limit"
+    assert limits.counts == {"denied:model": 1}
+
+
+async def test_caps_are_per_invocation(ctx: Any) -> None:
+    """Another invocation starts with fresh counts."""
+    limits = CallLimits(max_model_calls=1)
+    limits.before_model(callback_context=await ctx(invocation_id="a"), llm_request=None)
+    assert (
+        limits.before_model(callback_context=await ctx(invocation_id="b"), llm_request=None) is None
+    )
+
+
+async def test_per_tool_cap_denies_legibly(ctx: Any) -> None:
+    """The second call of a tool capped at one is denied with a reason."""
+    limits = CallLimits(per_tool={"ping": 1})
+    c = await ctx(function_call_id="f")
+    assert limits.before_tool(tool=PING, tool_args={}, tool_context=c) is None
+    out = limits.before_tool(tool=PING, tool_args={}, tool_context=c)
+    assert out == {
+        "status": "denied",
+        "reason": "ping may be called at most 1 time(s) per request",
+        "policy": "CallLimits",
+        "tool": "ping",
+    }
+
+
+async def test_total_tool_cap_denies(ctx: Any) -> None:
+    """Past max_tool_calls, any tool is denied."""
+    limits = CallLimits(max_tool_calls=1)
+    c = await ctx(function_call_id="f")
+    limits.before_tool(tool=PING, tool_args={}, tool_context=c)
+    assert limits.before_tool(tool=PING, tool_args={}, tool_context=c)["status"] == "denied"
+
+
+def test_negative_caps_are_refused() -> None:
+    """A negative or non-integer cap raises ValueError."""
+    with pytest.raises(ValueError, match="non-negative"):
+        CallLimits(max_model_calls=-1)
+    with pytest.raises(ValueError, match="non-negative"):
+        CallLimits(per_tool={"x": 1.5})  # type: ignore[dict-item]
+
+
+async def test_runner_stops_a_tool_loop_and_frees_its_counters() -> None:
+    """Through a Runner, a model looping on a tool is cut off and the counters are freed."""
+    model = FakeModel([ScriptedResponse.call("ping") for _ in range(10)])
+    agent = LlmAgent(name="assistant", model=model, tools=[ping])
+    limits = CallLimits(max_model_calls=3, per_tool={"ping": 2})
+    run = await run_app(agent, [Lattice(policy=[limits])], "go")
+    assert model.calls == 3
+    assert [r.get("status") for r in run.responses("ping")] == [None, None, "denied"]
+    assert run.texts[-1] == limits.message
+    assert limits.open_invocations == 0

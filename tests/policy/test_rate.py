@@ -1,0 +1,223 @@
+"""RateLimit and its counter stores (in-memory, and Redis against a real server)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.tools.function_tool import FunctionTool
+
+from adk_lattice import Lattice
+from adk_lattice.policy import CounterStore, MemoryCounter, RateLimit, RedisCounter
+from adk_lattice.state import StateKey
+from adk_lattice.testing import FakeModel, ScriptedResponse
+
+from .conftest import run_app, user
+
+TENANT = StateKey("user:tenant_id", str, "", "The tenant whose rows this user may read.")
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_memory_counter_counts_within_a_window() -> None:
+    """Increments within the window accumulate."""
+    store = MemoryCounter()
+    assert [await store.incr("k", 60) for _ in range(3)] == [1, 2, 3]
+
+
+async def test_memory_counter_resets_after_the_window() -> None:
+    """After the window expires the count starts again at one."""
+    clock = Clock()
+    store = MemoryCounter(clock=clock)
+    await store.incr("k", 10)
+    clock.now = 11
+    assert await store.incr("k", 10) == 1
+
+
+async def test_memory_counter_is_bounded() -> None:
+    """Past max_keys, the oldest keys are dropped so memory stays flat."""
+    store = MemoryCounter(max_keys=10)
+    for i in range(50):
+        await store.incr(f"k{i}", 60)
+    assert len(store._counts) <= 10
+
+
+def test_memory_counter_satisfies_the_protocol() -> None:
+    """MemoryCounter is a CounterStore."""
+    assert isinstance(MemoryCounter(), CounterStore)
+
+
+async def test_under_the_limit_passes(ctx: Any) -> None:
+    """Calls up to the limit pass."""
+    limit = RateLimit(2, 60)
+    c = await ctx()
+    assert await limit.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+    assert await limit.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+
+
+async def test_over_the_limit_is_refused_and_counted(ctx: Any) -> None:
+    """The call past the limit is refused with a model-role answer, counted."""
+    limit = RateLimit(1, 60)
+    c = await ctx()
+    await limit.before_model(callback_context=c, llm_request=None)  # type: ignore[attr-defined]
+    out = await limit.before_model(callback_context=c, llm_request=None)  # type: ignore[attr-defined]
+    assert out.custom_metadata["adk_lattice"]["reason"] == "rate_limited"
+    assert limit.counts == {"allowed": 1, "denied": 1}
+
+
+async def test_users_are_counted_separately(ctx: Any) -> None:
+    """Another user has their own budget."""
+    limit = RateLimit(1, 60)
+    await limit.before_model(callback_context=await ctx(user_id="a"), llm_request=None)  # type: ignore[attr-defined]
+    out = await limit.before_model(callback_context=await ctx(user_id="b"), llm_request=None)  # type: ignore[attr-defined]
+    assert out is None
+
+
+async def test_tenant_key_shares_one_budget_across_users(ctx: Any) -> None:
+    """per=TENANT counts every user of a tenant together, from state."""
+    limit = RateLimit(1, 60, per=TENANT)
+    a = await ctx({"user:tenant_id": "acme"}, user_id="a")
+    b = await ctx({"user:tenant_id": "acme"}, user_id="b")
+    await limit.before_model(callback_context=a, llm_request=None)  # type: ignore[attr-defined]
+    assert await limit.before_model(callback_context=b, llm_request=None) is not None  # type: ignore[attr-defined]
+
+
+async def test_tool_hook_denies_with_a_dict(ctx: Any) -> None:
+    """On before_tool, over the limit is a legible denial dict."""
+
+    def ping() -> dict[str, Any]:
+        """Ping."""
+        return {}
+
+    limit = RateLimit(0, 60, hook="before_tool")
+    out = await limit.before_tool(tool=FunctionTool(ping), tool_args={}, tool_context=await ctx())  # type: ignore[attr-defined]
+    assert out["status"] == "denied"
+    assert out["reason"] == "rate limit reached (0 per 60 s)"
+
+
+def test_only_the_chosen_hook_is_bound() -> None:
+    """The instance exposes only the hook it counts on."""
+    limit = RateLimit(1, 60, hook="before_agent")
+    assert hasattr(limit, "before_agent")
+    assert not hasattr(limit, "before_model")
+
+
+def test_bad_settings_are_refused() -> None:
+    """A negative limit, a zero window or an unknown hook raise ValueError."""
+    with pytest.raises(ValueError, match="limit"):
+        RateLimit(-1, 60)
+    with pytest.raises(ValueError, match="window"):
+        RateLimit(1, 0)
+    with pytest.raises(ValueError, match="cannot count"):
+        RateLimit(1, 60, hook="after_tool")  # type: ignore[arg-type]
+
+
+async def test_runner_second_request_over_the_limit_is_refused() -> None:
+    """Through a Runner, a second request in the window is refused before the model."""
+    model = FakeModel([ScriptedResponse.text("one"), ScriptedResponse.text("two")])
+    agent = LlmAgent(name="assistant", model=model)
+    limit = RateLimit(1, 3600)
+    run = await run_app(agent, [Lattice(policy=[limit])], "first")
+    again = await run.send(user("second"))
+    assert run.texts == ["one"]
+    assert again.texts == [limit.message]
+    assert model.calls == 1
+
+
+# -- Redis -------------------------------------------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def redis_url() -> Iterator[str]:
+    """A real redis-server on a free loopback port, for this module."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        if os.environ.get("ADK_LATTICE_REQUIRE_REDIS") == "1":
+            pytest.fail("redis-server is not on PATH but ADK_LATTICE_REQUIRE_REDIS=1")
+        pytest.skip("redis-server is not on PATH (install it, or set ADK_LATTICE_REQUIRE_REDIS=1)")
+    port = _free_port()
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            pytest.fail("redis-server did not start")
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.fixture
+async def redis_store(redis_url: str) -> AsyncIterator[RedisCounter]:
+    store = RedisCounter.from_url(redis_url, prefix=f"t{time.monotonic_ns()}:")
+    yield store
+    await store.close()
+
+
+@pytest.mark.redis
+async def test_redis_counter_counts_within_a_window(redis_store: RedisCounter) -> None:
+    """Increments within the window accumulate on the server."""
+    assert [await redis_store.incr("k", 60) for _ in range(3)] == [1, 2, 3]
+
+
+@pytest.mark.redis
+async def test_redis_counter_expires_with_the_window(redis_store: RedisCounter) -> None:
+    """The key expires after the window, so the count starts again."""
+    await redis_store.incr("short", 0.2)
+    await asyncio.sleep(0.4)
+    assert await redis_store.incr("short", 0.2) == 1
+
+
+@pytest.mark.redis
+async def test_redis_counter_is_atomic_under_concurrency(
+    redis_url: str, redis_store: RedisCounter
+) -> None:
+    """200 concurrent increments from two clients (two replicas) yield every count exactly once."""
+    other = RedisCounter.from_url(redis_url, prefix=redis_store._prefix)
+    results = await asyncio.gather(*(s.incr("shared", 60) for s in [redis_store, other] * 100))
+    await other.close()
+    assert sorted(results) == list(range(1, 201))
+
+
+@pytest.mark.redis
+async def test_rate_limit_on_redis_is_shared_by_two_instances(redis_url: str, ctx: Any) -> None:
+    """Two RateLimit instances (two replicas) on one Redis share one budget."""
+    prefix = f"r{time.monotonic_ns()}:"
+    a = RateLimit(1, 60, store=RedisCounter.from_url(redis_url, prefix=prefix))
+    b = RateLimit(1, 60, store=RedisCounter.from_url(redis_url, prefix=prefix))
+    c = await ctx()
+    assert await a.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+    assert await b.before_model(callback_context=c, llm_request=None) is not None  # type: ignore[attr-defined]
+    for store in (a.store, b.store):
+        assert isinstance(store, RedisCounter)
+        await store.close()

@@ -1,0 +1,90 @@
+"""RequireState: the agent runs only when a declared key holds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+
+from adk_lattice import Lattice
+from adk_lattice.policy import RequireState
+from adk_lattice.policy._common import DENIAL_STATE_KEY
+from adk_lattice.state import StateKey, StateKeys
+from adk_lattice.testing import FakeModel, ScriptedResponse
+
+from .conftest import run_app
+
+ACTIVE = StateKey("user:account_active", bool, False, "The account may use the agent.")
+
+
+async def test_allows_when_the_key_holds(ctx: Any) -> None:
+    """A true flag lets the agent run (the handler returns None)."""
+    guard = RequireState(ACTIVE, message="inactive")
+    c = await ctx({"user:account_active": True})
+    assert guard.before_agent(agent=None, callback_context=c) is None
+    assert guard.counts == {"allowed": 1}
+
+
+async def test_denies_with_the_users_message(ctx: Any) -> None:
+    """A false flag answers with a model-role Content holding the message."""
+    guard = RequireState(ACTIVE, message="Your account is inactive.")
+    c = await ctx({"user:account_active": False})
+    out = guard.before_agent(agent=None, callback_context=c)
+    assert out is not None
+    assert out.role == "model"
+    assert out.parts
+    assert out.parts[0].text == "Your account is inactive."
+    assert guard.counts == {"denied": 1}
+
+
+async def test_a_string_true_is_not_trusted(ctx: Any) -> None:
+    """The string "true" for a bool key is malformed and denies."""
+    guard = RequireState(ACTIVE, message="inactive")
+    c = await ctx({"user:account_active": "true"})
+    assert guard.before_agent(agent=None, callback_context=c) is not None
+
+
+async def test_records_the_denial_in_temp_state(ctx: Any) -> None:
+    """A denial is noted under a temp: key with the policy and the key name."""
+    guard = RequireState(ACTIVE, message="inactive")
+    c = await ctx({})
+    guard.before_agent(agent=None, callback_context=c)
+    assert c.state[DENIAL_STATE_KEY] == {
+        "policy": "RequireState",
+        "reason": "state_required",
+        "key": "user:account_active",
+    }
+
+
+async def test_equals_compares_the_value(ctx: Any) -> None:
+    """equals= requires the key to hold that exact value."""
+    plan = StateKey("user:plan", str, "free", registry=StateKeys())
+    guard = RequireState(plan, equals="pro", message="Pro only.")
+    assert guard.before_agent(agent=None, callback_context=await ctx({"user:plan": "pro"})) is None
+    assert guard.before_agent(agent=None, callback_context=await ctx({})) is not None
+
+
+def test_check_and_equals_together_are_refused() -> None:
+    """Giving both check= and equals= raises ValueError."""
+    with pytest.raises(ValueError, match="either check= or equals="):
+        RequireState(ACTIVE, check=bool, equals=True)
+
+
+async def test_runner_stops_before_the_model_is_called() -> None:
+    """Through a Runner, an inactive account gets the message and the model is never called."""
+    model = FakeModel([ScriptedResponse.text("hello")])
+    agent = LlmAgent(name="assistant", model=model)
+    guard = RequireState(ACTIVE, message="Your account is inactive.")
+    run = await run_app(agent, [Lattice(policy=[guard])], "hi")
+    assert run.texts == ["Your account is inactive."]
+    assert model.calls == 0
+
+
+async def test_runner_lets_an_active_account_through() -> None:
+    """Through a Runner, an active account reaches the model."""
+    model = FakeModel([ScriptedResponse.text("hello")])
+    agent = LlmAgent(name="assistant", model=model)
+    guard = RequireState(ACTIVE, message="inactive")
+    run = await run_app(agent, [Lattice(policy=[guard])], "hi", state={"user:account_active": True})
+    assert run.texts == ["hello"]

@@ -1,0 +1,123 @@
+"""CapToolResult: announced truncation, stripped fields, size cap, offload, denials skipped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+
+from adk_lattice import Lattice
+from adk_lattice.policy import CapToolResult, ToolGuard, ToolRule
+from adk_lattice.testing import FakeModel, ScriptedResponse
+
+from .conftest import run_app
+
+
+async def cap(policy: CapToolResult, result: Any, ctx: Any, **kw: Any) -> Any:
+    c = await ctx({}, function_call_id="fc-1", **kw)
+    return await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+
+
+async def test_small_results_pass_untouched(ctx: Any) -> None:
+    """A result within every cap is left alone (None)."""
+    assert await cap(CapToolResult(max_items=5), {"rows": [1, 2]}, ctx) is None
+
+
+async def test_long_list_is_cut_and_announced(ctx: Any) -> None:
+    """A list over max_items is cut to the first items and the cut is announced."""
+    out = await cap(CapToolResult(max_items=3), {"rows": list(range(10))}, ctx)
+    assert out == {"rows": [0, 1, 2], "truncated": True, "total_available": 10, "returned": 3}
+
+
+async def test_long_string_is_cut_and_announced(ctx: Any) -> None:
+    """A string over max_chars is cut, and the cut is listed with its full length."""
+    out = await cap(CapToolResult(max_chars=5), {"note": "abcdefghij"}, ctx)
+    assert out["note"] == "abcde…"
+    assert out["truncations"] == [{"path": "note", "total_chars": 10, "returned_chars": 5}]
+
+
+async def test_named_fields_are_stripped_everywhere(ctx: Any) -> None:
+    """Stripped fields vanish at any depth and are named in the result."""
+    result = {"user": {"name": "a", "password_hash": "x"}, "rows": [{"password_hash": "y"}]}
+    out = await cap(CapToolResult(strip={"password_hash"}), result, ctx)
+    assert out["user"] == {"name": "a"}
+    assert out["rows"] == [{}]
+    assert out["stripped_fields"] == ["rows[0].password_hash", "user.password_hash"]
+
+
+async def test_total_size_is_capped_by_halving_lists(ctx: Any) -> None:
+    """A result over max_bytes has its lists halved until it fits."""
+    result = {"rows": [{"text": "x" * 100} for _ in range(100)]}
+    out = await cap(CapToolResult(max_items=None, max_bytes=1_000), result, ctx)
+    assert out["truncated"] is True
+    assert out["returned"] < 10
+    assert out["total_available"] == 100
+
+
+async def test_denials_are_skipped(ctx: Any) -> None:
+    """A denial result is not reshaped."""
+    denial = {"status": "denied", "reason": "no", "rows": list(range(100))}
+    policy = CapToolResult(max_items=3)
+    assert await cap(policy, denial, ctx) is None
+    assert policy.counts["skipped_denial"] == 1
+
+
+async def test_non_dict_results_pass(ctx: Any) -> None:
+    """A result that is neither dict nor list is left alone."""
+    assert await cap(CapToolResult(max_items=1), "plain", ctx) is None
+
+
+async def test_oversized_payload_is_offloaded_to_an_artifact(ctx: Any) -> None:
+    """Past offload_over, the payload is saved as an artifact and referenced."""
+    result = {"rows": list(range(1000))}
+    c = await ctx({}, function_call_id="fc-7", artifacts=True)
+    policy = CapToolResult(max_items=5, offload_over=100)
+    out = await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+    assert out["artifact"]["version"] == 0
+    saved = await c.load_artifact(out["artifact"]["filename"])
+    assert saved.inline_data.data.startswith(b'{"rows": [0, 1, 2')
+
+
+async def test_offload_without_artifact_service_keeps_the_preview(ctx: Any) -> None:
+    """Without an artifact service, the capped preview is returned and nothing raises."""
+    out = await cap(CapToolResult(max_items=2, offload_over=10), {"rows": [1, 2, 3]}, ctx)
+    assert out == {"rows": [1, 2], "truncated": True, "total_available": 3, "returned": 2}
+
+
+def test_bad_limits_are_refused() -> None:
+    """Negative caps or a tiny max_bytes raise ValueError."""
+    with pytest.raises(ValueError, match="max_items"):
+        CapToolResult(max_items=-1)
+    with pytest.raises(ValueError, match="max_bytes"):
+        CapToolResult(max_bytes=10)
+
+
+def list_orders(customer_id: str) -> dict[str, Any]:
+    """List a customer's orders."""
+    return {"orders": [{"id": i} for i in range(40)]}
+
+
+async def test_runner_model_reads_the_announced_truncation() -> None:
+    """Through a Runner, the function response the model reads is capped and announced."""
+    model = FakeModel(
+        [ScriptedResponse.call("list_orders", customer_id="c1"), ScriptedResponse.text("ok")]
+    )
+    agent = LlmAgent(name="assistant", model=model, tools=[list_orders])
+    await run_app(agent, [Lattice(policy=[CapToolResult(max_items=5)])], "orders?")
+    seen = model.requests[1].contents[-1].parts[0].function_response.response
+    assert seen["truncated"] is True
+    assert (seen["total_available"], seen["returned"], len(seen["orders"])) == (40, 5, 5)
+
+
+async def test_runner_skips_a_policy_denial() -> None:
+    """Through a Runner, a ToolGuard denial reaches the model unchanged (current_call().denied)."""
+    model = FakeModel(
+        [ScriptedResponse.call("list_orders", customer_id="c1"), ScriptedResponse.text("ok")]
+    )
+    agent = LlmAgent(name="assistant", model=model, tools=[list_orders])
+    capper = CapToolResult(max_items=5, strip={"policy"})
+    guard = ToolGuard({"list_orders": ToolRule(agents={"someone_else"})})
+    run = await run_app(agent, [Lattice(policy=[guard, capper])], "orders?")
+    assert run.responses("list_orders")[0]["policy"] == "ToolGuard"
+    assert capper.counts["skipped_denial"] == 1
