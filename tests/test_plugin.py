@@ -323,3 +323,12 @@ async def test_lattice_timeout_applies_to_async_handlers_without_their_own() -> 
     assert refunds == []
     assert _tool_responses(turn)[0]["status"] == "denied"
     assert lattice.stats[("timeout", "before_tool", "hung")] == 1
+
+
+async def test_policy_rewrite_on_an_after_hook_is_not_a_denial(recorder: Recorder) -> None:
+    """A policy's replacement in after_tool is a rewrite: acted, but not denied."""
+    cap = on("after_tool", name="cap")(lambda **_: {"status": "capped"})
+    await run_app(_refund_agent(), Lattice(policy=[cap], telemetry=[recorder]))
+    (after,) = recorder.of("after_tool")
+    assert after.acted_by == "cap"
+    assert not after.denied

@@ -27,7 +27,18 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_lattice import Lattice, Outcome, current_call, on
+from adk_lattice import Lattice, Outcome, configure
+from adk_lattice.policy import (
+    Approval,
+    CapToolResult,
+    InjectionGuard,
+    RedactPII,
+    RequireState,
+    Round,
+    ToolGuard,
+    ToolRule,
+)
+from adk_lattice.state import StateKey
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 REFUND_LIMIT = 1000.0
@@ -47,51 +58,38 @@ def issue_refund(charge_id: str, amount: float) -> dict[str, Any]:
     return {"status": "refunded", "charge_id": charge_id, "amount": amount}
 
 
-# -- handlers, defined here; the policy library offers ready-made ones ------------------------
+# -- state keys and policies: identity and roles come from state, never from arguments -----
+
+ACCOUNT_ACTIVE = StateKey("user:account_active", bool, False, "The account may use billing.")
+IS_MANAGER = StateKey("user:is_manager", bool, False, "May approve refunds over the limit.")
+
+REFUND_RULE = ToolRule(
+    agents={"refunds"},
+    schema={
+        "type": "object",
+        "required": ["charge_id", "amount"],
+        "properties": {
+            "charge_id": {"type": "string", "maxLength": 64},
+            "amount": {"type": "number", "exclusiveMinimum": 0},
+        },
+    },
+    rewrites=[Round("amount", 2)],  # in place: the model cannot choose sub-cent refunds
+    approval=Approval(("amount", REFUND_LIMIT), role=IS_MANAGER),
+)
 
 
-@on("before_agent")
-def account_active(*, agent: Any, callback_context: Any) -> types.Content | None:
-    """Stop the whole invocation, before any token is spent, for an inactive account."""
-    if callback_context.state.get("user:account_active") is True:
-        return None
-    text = "Your account is inactive. Please contact support to reactivate it."
-    return types.Content(role="model", parts=[types.Part(text=text)])
-
-
-@on("before_tool", tools={"issue_refund"})
-def refund_limit(
-    *, tool: Any, tool_args: dict[str, Any], tool_context: Any
-) -> dict[str, Any] | None:
-    """Deny refunds above the limit unless the user is a manager (read from state)."""
-    amount = tool_args.get("amount")
-    if not isinstance(amount, int | float) or amount != amount or amount <= 0:
-        return {"status": "denied", "reason": "invalid_amount", "amount": str(amount)}
-    if amount > REFUND_LIMIT and tool_context.state.get("user:is_manager") is not True:
-        return {"status": "denied", "reason": "approval_required", "threshold": REFUND_LIMIT}
-    return None
-
-
-@on("before_tool", tools={"issue_refund"})
-def round_amount(*, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> None:
-    """Round the amount to cents in place; the model cannot choose sub-cent refunds."""
-    tool_args["amount"] = round(float(tool_args["amount"]), 2)
-
-
-@on("after_tool", tools={"lookup_charge"})
-def cap_items(
-    *, tool: Any, tool_args: Any, tool_context: Any, result: dict[str, Any]
-) -> dict[str, Any] | None:
-    """Cap an oversized list of line items, announcing the truncation to the model."""
-    call = current_call()
-    items = result.get("items")
-    if (call is not None and call.denied) or not isinstance(items, list):
-        return None
-    if len(items) <= MAX_ITEMS:
-        return None
-    capped = dict(result, items=items[:MAX_ITEMS])
-    capped.update(truncated=True, total_available=len(items), returned=MAX_ITEMS)
-    return capped
+def policies() -> list[Any]:
+    """The policy tier: precondition, injection guard, refund rules, result cap, redaction."""
+    return [
+        RequireState(
+            ACCOUNT_ACTIVE,
+            message="Your account is inactive. Please contact support to reactivate it.",
+        ),
+        InjectionGuard(),
+        ToolGuard({"issue_refund": REFUND_RULE}),
+        configure(CapToolResult(max_items=MAX_ITEMS), tools={"lookup_charge"}),
+        RedactPII(),
+    ]
 
 
 class AuditLine:
@@ -194,7 +192,7 @@ def render(outcomes: Sequence[Outcome]) -> str:
         pad = "  " * depth["n"]
         acted = ""
         if o.acted_by and not o.synthesized:
-            verdict = "DENIED" if o.denied else "acted"
+            verdict = "DENIED" if o.denied else "replaced"
             acted = f"   <- {verdict} by {o.acted_by}"
         rewrites = [s.handler for s in o.steps if s.status == "pass" and o.hook == "before_tool"]
         if o.hook == "before_agent":
@@ -280,16 +278,11 @@ def build_agent(coordinator_model: BaseLlm | str, refunds_model: BaseLlm | str) 
 
 
 def build_lattice(audit_path: Path, *, show_tree: bool = True) -> Lattice:
-    """The demo's Lattice: preconditions and limits in policy, shaping in handlers."""
+    """The demo's Lattice: the library's policies, an audit line and the hook tree."""
     observers: list[Any] = [AuditLine(audit_path)]
     if show_tree:
         observers.append(HookTree())
-    return Lattice(
-        name="billing_lattice",
-        policy=[account_active, refund_limit, round_amount],
-        handlers=[cap_items],
-        telemetry=observers,
-    )
+    return Lattice(name="billing_lattice", policy=policies(), telemetry=observers)
 
 
 async def run_turn(turn: dict[str, Any], model: str | None, audit: Path) -> list[str]:

@@ -65,7 +65,10 @@ class Outcome:
         synthesized: True when ADK never called this hook and the lattice made the outcome
             to close what was opened (see ``reason``).
         reason: why it was synthesized, or for a fail-closed denial ``handler_error``.
-        denied: True when a policy handler (or a failing one, fail-closed) decided.
+        denied: True when a policy handler blocked the step (its value won on
+            ``on_user_message``, ``before_run``, ``before_agent``, ``before_model`` or
+            ``before_tool``), or a failing handler was denied fail-closed. A policy's value on
+            an after hook reshapes the result (a cap, a redaction) and is not a denial.
         error: the error a hook reported (``on_*_error``) or that ended a synthesized close.
         invocation: the lattice's record of the invocation, when one is open.
         call: the per-call record (tool hooks), when one is open.

@@ -9,7 +9,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, NamedTuple, final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, final
 
 from google.adk.plugins.base_plugin import BasePlugin
 
@@ -451,7 +451,7 @@ class Lattice(BasePlugin):
         finally:
             if call is not None:
                 _current_call.reset(token)
-        decision = Decision(value, bound, failed)
+        decision = Decision(hook, value, bound, failed)
         if observe:
             await self._emit(
                 Outcome(
@@ -561,9 +561,17 @@ class Lattice(BasePlugin):
                 logger.exception("adk_lattice: observer %r failed on %s", o.name, outcome.hook)
 
 
+#: Hooks where a policy's value stops something from happening (a denial); on the other
+#: hooks a policy's value reshapes what happened (a rewrite, a redaction, a cap).
+BLOCKING_HOOKS: Final = frozenset(
+    {"on_user_message", "before_run", "before_agent", "before_model", "before_tool"}
+)
+
+
 class Decision(NamedTuple):
     """What the deciders of one hook settled on."""
 
+    hook: HookName
     value: Any
     bound: Bound | None
     failed: bool
@@ -574,8 +582,12 @@ class Decision(NamedTuple):
 
     @property
     def denied(self) -> bool:
-        """A policy handler decided, or a failing handler was denied fail-closed."""
-        return self.failed or (self.bound is not None and self.bound.tier == "policy")
+        """A policy handler blocked the step, or a failing handler was denied fail-closed."""
+        if self.failed:
+            return True
+        return (
+            self.bound is not None and self.bound.tier == "policy" and self.hook in BLOCKING_HOOKS
+        )
 
 
 _DENY_RUN = "adk_lattice.deny_run"  # set when a failing on_user_message policy denies the run

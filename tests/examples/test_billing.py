@@ -48,10 +48,11 @@ def test_demo_writes_one_audit_line_per_invocation(
 def test_demo_denies_the_large_refund_for_a_non_manager(
     demo_run: tuple[str, list[dict[str, object]]],
 ) -> None:
-    """The non-manager's refund above the limit is denied by the refund_limit handler."""
+    """The non-manager's refund above the limit is denied by ToolGuard's approval rule."""
     output, lines = demo_run
-    assert "DENIED by refund_limit" in output
-    assert lines[1]["decisions"] == ["before_tool:refund_limit"]
+    assert "DENIED by ToolGuard" in output
+    assert "needs approval" in output
+    assert lines[1]["decisions"] == ["before_tool:ToolGuard"]
 
 
 def test_demo_rounds_the_managers_refund_in_place(
