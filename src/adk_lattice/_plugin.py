@@ -34,8 +34,15 @@ logger = logging.getLogger("adk_lattice")
 
 
 def _default_telemetry() -> tuple[Any, ...]:
-    """The observers ``Lattice(name=...)`` gets when ``telemetry`` is not given."""
-    return ()
+    """The observers ``Lattice(name=...)`` gets when ``telemetry`` is not given.
+
+    Spans and metrics through the global OpenTelemetry providers (no-ops until an SDK
+    provider is set), and one audit record per invocation to the ``adk_lattice.audit``
+    logger. Imported here so that importing the core does not import the telemetry tier.
+    """
+    from .telemetry import AuditLog, Telemetry
+
+    return (Telemetry(), AuditLog())
 
 
 @final
