@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from _otlp_receiver import otlp_http_receiver
-from _telemetry_support import DenyRefunds, agent, lookup, parallel, refund, run
+from _telemetry_support import PII, DenyRefunds, agent, lookup, parallel, refund, run
 from opentelemetry import trace
 
 from adk_lattice import Lattice
@@ -84,6 +84,42 @@ def test_an_explicit_adk_content_setting_is_respected(monkeypatch: pytest.Monkey
     monkeypatch.setenv(ADK_CONTENT_ENV, "true")
     enable_tracing("none", metrics_exporter="none").shutdown()
     assert os.environ[ADK_CONTENT_ENV] == "true"
+
+
+@pytest.mark.parametrize(("adk_content", "leaks"), [(False, False), (True, True)])
+def test_raw_content_stays_off_adk_legacy_spans(adk_content: bool, leaks: bool) -> None:
+    """With ADK's legacy span format, raw user text reaches spans only with adk_content=True."""
+    done = _python(
+        f"""
+        import asyncio
+        from google.adk.agents import LlmAgent
+        from google.adk.apps import App
+        from google.adk.runners import Runner
+        from google.adk.sessions import InMemorySessionService
+        from google.genai import types
+        from adk_lattice import Lattice
+        from adk_lattice.telemetry import enable_tracing
+        from adk_lattice.testing import FakeModel, ScriptedResponse
+
+        handle = enable_tracing("memory", metrics_exporter="none", adk_content={adk_content})
+
+        async def main():
+            root = LlmAgent(name="root", model=FakeModel([ScriptedResponse.text("ok")]))
+            app = App(name="app", root_agent=root, plugins=[Lattice()])
+            runner = Runner(app=app, session_service=InMemorySessionService())
+            s = await runner.session_service.create_session(app_name="app", user_id="u")
+            msg = types.Content(role="user", parts=[types.Part(text="{PII}")])
+            async for _ in runner.run_async(user_id="u", session_id=s.id, new_message=msg):
+                pass
+            await runner.close()
+
+        asyncio.run(main())
+        print(any("{PII}" in str(s.to_json()) for s in handle.span_exporter.get_finished_spans()))
+        """,
+        ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN="1",
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == str(leaks)
 
 
 def test_an_unknown_exporter_name_is_a_clear_error() -> None:

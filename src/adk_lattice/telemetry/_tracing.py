@@ -32,7 +32,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 logger = logging.getLogger("adk_lattice")
 
 ExporterName = Literal["console", "otlp", "otlp_http", "otlp_grpc", "memory", "none"]
-#: ADK puts raw requests and tool arguments on its spans unless this says no.
+#: ADK's legacy span format puts raw requests and tool arguments on spans unless this says no.
 ADK_CONTENT_ENV: Final = "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS"
 _OTLP_ENV: Final = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
@@ -107,9 +107,10 @@ def enable_tracing(
     anyway; tracers and meters already handed out by the old ones keep using them, so call
     it at start-up.
 
-    ADK puts raw prompts, tool arguments and results on its own spans by default; unless
-    ``adk_content=True`` (or ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS`` is already set) this
-    call sets that variable to ``false`` so no raw content reaches the exporter.
+    ADK's legacy span format (``ADK_TELEMETRY_SCHEMA_VERSION_OPT_IN=1``) puts raw prompts,
+    tool arguments and results on its spans unless ``ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS``
+    says no; unless ``adk_content=True`` (or that variable is already set) this call sets it
+    to ``false``, so no raw content reaches the exporter whichever format ADK emits.
 
     Args:
         exporter: a ``SpanExporter``, or ``"console"``, ``"otlp"`` (protocol from the
