@@ -25,6 +25,10 @@ from _telemetry_support import (
     run,
     run_cancelled,
 )
+from google.adk.apps import App
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.telemetry import AuditLog, JsonlSink
@@ -263,3 +267,44 @@ def test_unsupported_sink_is_a_clear_error() -> None:
     """A sink that is not a path, a logger or a callable is refused at construction."""
     with pytest.raises(TypeError, match="audit sink"):
         AuditLog(42)
+
+
+async def test_abandoned_run_writes_one_abandoned_record() -> None:
+    """A run its caller stops reading, then closed with the runner, ends in one abandoned record."""
+    audit, records = _audit()
+    root = agent("root", parallel("lookup"), ScriptedResponse.text("done"), tools=[lookup])
+    app = App(name="app", root_agent=root, plugins=[Lattice(telemetry=[audit])])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    session = await runner.session_service.create_session(app_name="app", user_id="u1")
+    message = types.Content(role="user", parts=[types.Part(text="go")])
+    events = runner.run_async(user_id="u1", session_id=session.id, new_message=message)
+    await anext(events)  # the first event, then the caller walks away
+    await runner.close()
+    await events.aclose()
+    assert [r["outcome"] for r in records] == ["abandoned"]
+
+
+async def test_evicted_run_that_goes_on_still_has_one_record() -> None:
+    """A run evicted as abandoned keeps one record even when ADK later finishes it."""
+    audit, records = _audit()
+    lattice = Lattice(telemetry=[audit], max_invocations=1)
+    entered, release = asyncio.Event(), asyncio.Event()
+
+    async def wait(charge_id: str) -> dict[str, Any]:
+        """Wait until released."""
+        entered.set()
+        await release.wait()
+        return {"ok": True}
+
+    first = asyncio.create_task(
+        run(agent("slow", parallel("wait"), ScriptedResponse.text("late"), tools=[wait]), lattice)
+    )
+    await asyncio.wait_for(entered.wait(), 10)
+    await run(agent("quick", ScriptedResponse.text("hi")), lattice)  # evicts the slow run
+    release.set()
+    assert (await first).error is None
+    assert sorted((r["agents"][0], r["outcome"]) for r in records) == [
+        ("quick", "completed"),
+        ("slow", "abandoned"),
+    ]
+    assert lattice.open_invocations == 0
