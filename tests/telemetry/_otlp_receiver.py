@@ -95,3 +95,29 @@ def otlp_http_receiver() -> Iterator[tuple[str, Received]]:
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+@contextmanager
+def otlp_grpc_receiver() -> Iterator[tuple[str, Received]]:
+    """Serve OTLP/gRPC traces on a free loopback port; yields its endpoint and inbox."""
+    from concurrent import futures
+
+    import grpc
+    from opentelemetry.proto.collector.trace.v1 import trace_service_pb2_grpc
+
+    inbox = Received()
+
+    class Traces(trace_service_pb2_grpc.TraceServiceServicer):  # type: ignore[misc]
+        def Export(self, request: Any, context: Any) -> ExportTraceServiceResponse:
+            with inbox.lock:
+                inbox.traces.append(request)
+            return ExportTraceServiceResponse()
+
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+    trace_service_pb2_grpc.add_TraceServiceServicer_to_server(Traces(), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{port}", inbox
+    finally:
+        server.stop(None)

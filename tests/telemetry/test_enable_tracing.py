@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from _otlp_receiver import otlp_http_receiver
+from _otlp_receiver import otlp_grpc_receiver, otlp_http_receiver
 from _telemetry_support import PII, DenyRefunds, agent, lookup, parallel, refund, run
 from opentelemetry import trace
 
@@ -257,3 +257,23 @@ def test_otlp_grpc_is_chosen_by_the_protocol_variable() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "otlp.proto.grpc" in done.stdout
+
+
+async def test_otlp_grpc_exporter_delivers_enriched_spans(
+    tracing: TracingHandle, exporter, metrics, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """enable_tracing("otlp_grpc") sends ADK's spans with the lattice's events over gRPC."""
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.grpc")
+    provider, _ = metrics
+    with otlp_grpc_receiver() as (endpoint, inbox):
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint)
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_TRACES_INSECURE", "true")
+        handle = enable_tracing("otlp_grpc", metrics_exporter="none")
+        root = agent("root", parallel("refund"), ScriptedResponse.text("ok"), tools=[refund])
+        lattice = Lattice(policy=[DenyRefunds()], telemetry=[Telemetry(meter_provider=provider)])
+        await run(root, lattice)
+        assert handle.force_flush(10_000)
+        handle.shutdown()
+        spans = {s.name: s for s in inbox.spans()}
+    events = [e.name for e in spans["execute_tool refund"].events]
+    assert "adk_lattice.before_tool" in events
