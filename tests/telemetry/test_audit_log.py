@@ -308,3 +308,12 @@ async def test_evicted_run_that_goes_on_still_has_one_record() -> None:
         ("slow", "abandoned"),
     ]
     assert lattice.open_invocations == 0
+
+
+async def test_captured_tool_result_is_in_the_record() -> None:
+    """With capture_content each tool call lists its delivered result."""
+    audit, records = _audit(capture_content=True)
+    root = agent("root", parallel("lookup"), ScriptedResponse.text("ok"), tools=[lookup])
+    await run(root, Lattice(telemetry=[audit]))
+    (call,) = records[0]["tool_calls"]
+    assert json.loads(call["result"]) == {"charge_id": "c0", "amount": 12.5}

@@ -313,3 +313,13 @@ async def test_cancelled_run_is_closed_on_a_short_span(exporter, open_spans, met
     (event,) = _events(late, "adk_lattice.after_run")
     assert event.attributes["adk_lattice.reason"] == "cancelled"
     assert late.parent.span_id == _span(exporter, "invoke_workflow root").context.span_id
+
+
+async def test_captured_tool_result_goes_on_the_execute_tool_span(exporter, metrics) -> None:
+    """With capture_content the delivered tool result is an adk_lattice.content event."""
+    provider, _ = metrics
+    root = agent("root", parallel("lookup"), ScriptedResponse.text("ok"), tools=[lookup])
+    telemetry = Telemetry(meter_provider=provider, capture_content=True, max_content_chars=20)
+    await run(root, Lattice(telemetry=[telemetry]))
+    (event,) = _events(_span(exporter, "execute_tool lookup"), "adk_lattice.content")
+    assert event.attributes["gen_ai.tool.call.result"] == '{"charge_id":"c0","am'

@@ -15,7 +15,7 @@ from typing import Any, Final
 
 from .._outcome import Outcome
 from .._records import InvocationRecord
-from ._content import model_text, tool_text
+from ._content import delivered_model_text, delivered_tool_result
 from ._decisions import Decision, decisions_of
 from ._sinks import LoggingSink, Sink, as_sink, sink_name
 
@@ -120,17 +120,13 @@ class AuditLog:
             run.model_calls += 1
             run.cache_hits += any(d.decision == "cache_hit" for d in decisions)
         elif hook == "after_model" and not outcome.partial:
-            response = outcome.final
-            if not outcome.synthesized:
-                usage = getattr(response, "usage_metadata", None)
+            if not outcome.synthesized:  # a served response spent no tokens
+                usage = getattr(outcome.final, "usage_metadata", None)
                 run.input_tokens += getattr(usage, "prompt_token_count", None) or 0
                 run.output_tokens += getattr(usage, "candidates_token_count", None) or 0
-            if self.capture_content and (
-                not outcome.synthesized or outcome.acted_tier in ("policy", "cache")
-            ):
-                text = model_text(response)
-                if text is not None:
-                    run.responses.append(text)
+            text = delivered_model_text(outcome) if self.capture_content else None
+            if text is not None:
+                run.responses.append(text)
         elif hook in ("before_tool", "after_tool", "on_tool_error"):
             self._fold_tool(run, outcome, decisions)
 
@@ -168,7 +164,7 @@ class AuditLog:
                 entry["status"] = "ok" if call.short_circuited_by is None else "skipped"
         entry["duration"] = round(time.perf_counter() - call.started, 6)
         if self.capture_content and outcome.hook == "after_tool" and not outcome.synthesized:
-            entry["result"] = tool_text(outcome.final)
+            entry["result"] = delivered_tool_result(outcome)
 
     # -- the record ----------------------------------------------------------------------------
 

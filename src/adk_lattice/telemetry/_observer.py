@@ -16,7 +16,7 @@ from opentelemetry.util.types import AttributeValue
 
 from .._outcome import Outcome
 from . import _names as n
-from ._content import model_text, tool_text
+from ._content import delivered_model_text, delivered_tool_result
 from ._decisions import Decision, decisions_of
 
 _SPAN_KEY: Final = "adk_lattice.telemetry.span"
@@ -213,22 +213,17 @@ class Telemetry:
 
     def _content(self, span: Span, outcome: Outcome) -> None:
         """Delivered content only: after every decider acted, never the raw input."""
-        if outcome.partial:
-            return
-        text: str | None = None
-        key = n.OUTPUT_MESSAGES
-        if outcome.hook == "after_model":
-            if outcome.synthesized and outcome.acted_tier not in ("policy", "cache"):
-                return  # served by a custom handler: no output policy ever saw it
-            text = model_text(outcome.final)
-            if text is not None:
-                msg = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
-                text = json.dumps(msg, ensure_ascii=False)
-        elif outcome.hook == "after_tool" and not outcome.synthesized:
-            text, key = tool_text(outcome.final), n.TOOL_RESULT
+        attrs: dict[str, AttributeValue] = {n.HOOK: outcome.hook}
+        text = delivered_model_text(outcome)
         if text is not None:
-            attrs = {n.HOOK: outcome.hook, key: text[: self.max_content_chars]}
-            span.add_event(n.EVENT_CONTENT, attrs)
+            msg = [{"role": "assistant", "parts": [{"type": "text", "content": text}]}]
+            attrs[n.OUTPUT_MESSAGES] = json.dumps(msg, ensure_ascii=False)[: self.max_content_chars]
+        else:
+            result = delivered_tool_result(outcome)
+            if result is None:
+                return
+            attrs[n.TOOL_RESULT] = result[: self.max_content_chars]
+        span.add_event(n.EVENT_CONTENT, attrs)
 
 
 def _event_attrs(outcome: Outcome, decisions: Sequence[Decision]) -> dict[str, AttributeValue]:
