@@ -322,4 +322,4 @@ async def test_captured_tool_result_goes_on_the_execute_tool_span(exporter, metr
     telemetry = Telemetry(meter_provider=provider, capture_content=True, max_content_chars=20)
     await run(root, Lattice(telemetry=[telemetry]))
     (event,) = _events(_span(exporter, "execute_tool lookup"), "adk_lattice.content")
-    assert event.attributes["gen_ai.tool.call.result"] == '{"charge_id":"c0","am'
+    assert event.attributes["gen_ai.tool.call.result"] == '{"charge_id":"c0","a'
