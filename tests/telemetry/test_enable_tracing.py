@@ -277,3 +277,21 @@ async def test_otlp_grpc_exporter_delivers_enriched_spans(
         spans = {s.name: s for s in inbox.spans()}
     events = [e.name for e in spans["execute_tool refund"].events]
     assert "adk_lattice.before_tool" in events
+
+
+async def test_any_span_exporter_is_used_as_given(
+    tracing: TracingHandle, exporter, metrics
+) -> None:
+    """A SpanExporter instance passed in receives the run's spans."""
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    mine = InMemorySpanExporter()
+    handle = enable_tracing(mine, metrics_exporter="none")
+    provider, _ = metrics
+    await run(
+        agent("root", ScriptedResponse.text("x")),
+        Lattice(telemetry=[Telemetry(meter_provider=provider)]),
+    )
+    handle.shutdown()
+    assert handle.span_exporter is mine
+    assert "invoke_workflow root" in [s.name for s in mine.get_finished_spans()]
