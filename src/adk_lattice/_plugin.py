@@ -34,8 +34,15 @@ logger = logging.getLogger("adk_lattice")
 
 
 def _default_telemetry() -> tuple[Any, ...]:
-    """The observers ``Lattice(name=...)`` gets when ``telemetry`` is not given."""
-    return ()
+    """The observers ``Lattice(name=...)`` gets when ``telemetry`` is not given.
+
+    Spans and metrics through the global OpenTelemetry providers (no-ops until an SDK
+    provider is set), and one audit record per invocation to the ``adk_lattice.audit``
+    logger. Imported here so that importing the core does not import the telemetry tier.
+    """
+    from .telemetry import AuditLog, Telemetry
+
+    return (Telemetry(), AuditLog())
 
 
 @final
@@ -172,8 +179,8 @@ class Lattice(BasePlugin):
         return decided.value  # type: ignore[no-any-return]
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        if self._idle:
-            return
+        if self._idle or self._records.abandoned(invocation_context.invocation_id):
+            return  # an abandoned run's end was reported when it was closed: only once
         inv = self._invocation(invocation_context)
         await self._close_open(inv, None)
         kwargs = {"invocation_context": invocation_context}
@@ -356,7 +363,13 @@ class Lattice(BasePlugin):
     # -- machinery -------------------------------------------------------------------------------
 
     def _invocation(self, ctx: Any) -> InvocationRecord:
-        inv, created = self._records.open(ctx.invocation_id)
+        if self._records.abandoned(ctx.invocation_id):
+            # ADK still runs an invocation the lattice closed as abandoned (evicted, or the
+            # plugin closed while the caller held the generator): serve its late hooks from
+            # a detached record, so it is neither tracked again nor closed a second time.
+            inv, created = InvocationRecord(ctx.invocation_id), True
+        else:
+            inv, created = self._records.open(ctx.invocation_id)
         if created:
             session = getattr(ctx, "session", None)
             if session is not None:
@@ -365,7 +378,8 @@ class Lattice(BasePlugin):
                     session.user_id,
                     session.id,
                 )
-            self._watch(inv)
+            if not self._records.abandoned(inv.invocation_id):
+                self._watch(inv)
         return inv
 
     def _watch(self, inv: InvocationRecord) -> None:
@@ -520,6 +534,8 @@ class Lattice(BasePlugin):
         if not popped and self._records.get(inv.invocation_id) is not inv:
             return  # already finished (e.g. on_run_error, then the task ended)
         self._forget(inv)
+        if reason == "abandoned":
+            self._records.abandon(inv.invocation_id)
         await self._close_open(inv, reason)
         args = {"invocation_context": None, "error": error}
         await self._synthesize("after_run", args, inv, None, "run_error" if error else reason)

@@ -92,7 +92,7 @@ class Records:
         on_evict: called with each evicted record.
     """
 
-    __slots__ = ("_max_calls", "_max_invocations", "_on_evict", "_open")
+    __slots__ = ("_abandoned", "_max_calls", "_max_invocations", "_on_evict", "_open")
 
     def __init__(
         self,
@@ -104,6 +104,7 @@ class Records:
         if max_invocations < 1 or max_calls < 1:
             raise ValueError("max_invocations and max_calls must be at least 1")
         self._open: OrderedDict[str, InvocationRecord] = OrderedDict()
+        self._abandoned: OrderedDict[str, None] = OrderedDict()
         self._max_invocations = max_invocations
         self._max_calls = max_calls
         self._on_evict = on_evict
@@ -134,6 +135,16 @@ class Records:
     def pop(self, invocation_id: str) -> InvocationRecord | None:
         """Forget an invocation and return its record."""
         return self._open.pop(invocation_id, None)
+
+    def abandon(self, invocation_id: str) -> None:
+        """Remember (bounded) that an invocation was closed as abandoned while ADK ran it."""
+        self._abandoned[invocation_id] = None
+        while len(self._abandoned) > self._max_invocations:
+            self._abandoned.popitem(last=False)
+
+    def abandoned(self, invocation_id: str) -> bool:
+        """Whether the lattice already closed this invocation as abandoned."""
+        return invocation_id in self._abandoned
 
     def open_call(self, inv: InvocationRecord, call: CallRecord) -> None:
         """Register an in-flight tool call, dropping the oldest past the bound."""

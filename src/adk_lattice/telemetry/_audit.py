@@ -1,0 +1,229 @@
+"""``AuditLog``: exactly one record per invocation, written when the invocation ends."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from types import MappingProxyType
+from typing import Any, Final
+
+from .._outcome import Outcome
+from .._records import InvocationRecord
+from ._content import delivered_model_text, delivered_tool_result
+from ._decisions import Decision, decisions_of
+from ._sinks import LoggingSink, Sink, as_sink, sink_name
+
+logger = logging.getLogger("adk_lattice")
+
+#: Bumped when a field changes meaning; readers can tell old records apart.
+RECORD_VERSION: Final = 1
+_BLOCKING_HOOKS: Final = frozenset({"before_run", "before_agent", "before_model"})
+_TOOL_DECISIONS: Final = ("deny", "cache_hit", "override")
+
+
+@dataclass(slots=True)
+class _Run:
+    """What one AuditLog gathered about one invocation so far."""
+
+    model_calls: int = 0
+    cache_hits: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    tools: dict[int, dict[str, Any]] = field(default_factory=dict)
+    calls: list[Any] = field(default_factory=list)  # keeps ids in ``tools`` unique
+    policy: list[dict[str, Any]] = field(default_factory=list)
+    blocked: bool = False
+    responses: list[str] = field(default_factory=list)
+
+
+class AuditLog:
+    """An observer writing one audit record per invocation to its sinks.
+
+    The record is built from the outcomes of the invocation and written at its
+    ``after_run`` outcome, which the lattice guarantees exactly once per invocation (also
+    when it was blocked, failed, cancelled or abandoned). Fields are documented in
+    ``docs/telemetry.md``. Records hold no content unless ``capture_content`` is on, and
+    then only what was delivered after every decider (output policy included) acted.
+
+    A failing sink never raises into the run: the failure is logged and counted in
+    :attr:`sink_errors`.
+
+    Args:
+        sinks: one sink or a list: a file path (JSON Lines), a ``logging.Logger``, or any
+            callable taking the record (sync or async). Default: Python logging, logger
+            ``adk_lattice.audit``, level INFO.
+        capture_content: add the delivered model texts and tool results.
+        name: the observer's name in the lattice's counters.
+
+    Raises:
+        TypeError: on a sink of an unsupported type.
+    """
+
+    partial = False
+
+    def __init__(
+        self, sinks: Any = None, *, capture_content: bool = False, name: str = "AuditLog"
+    ) -> None:
+        if sinks is None:
+            targets: Sequence[Any] = (LoggingSink(),)
+        elif isinstance(sinks, Sequence) and not isinstance(sinks, str | bytes):
+            targets = sinks
+        else:
+            targets = (sinks,)
+        self.sinks: tuple[Sink, ...] = tuple(as_sink(t) for t in targets)
+        self.capture_content = capture_content
+        self.name = name
+        self._key = f"adk_lattice.audit.{id(self)}"
+        self._errors: Counter[str] = Counter()
+
+    @property
+    def sink_errors(self) -> Mapping[str, int]:
+        """How many records each sink failed to take, by sink name."""
+        return MappingProxyType(self._errors)
+
+    async def observe(self, outcome: Outcome) -> None:
+        """Fold one outcome into its invocation's record; write the record at ``after_run``."""
+        inv = outcome.invocation
+        if inv is None:
+            return
+        run: _Run = inv.data.setdefault(self._key, _Run())
+        self._fold(run, outcome, decisions_of(outcome))
+        if outcome.hook == "after_run":
+            inv.data.pop(self._key, None)
+            await self._write(self._record(inv, run, outcome))
+
+    async def close(self) -> None:
+        """Close the sinks that can be closed (JSON Lines files)."""
+        for sink in self.sinks:
+            closer = getattr(sink, "close", None)
+            if callable(closer):
+                result = closer()
+                if inspect.isawaitable(result):
+                    await result
+
+    # -- folding -------------------------------------------------------------------------------
+
+    def _fold(self, run: _Run, outcome: Outcome, decisions: Sequence[Decision]) -> None:
+        hook = outcome.hook
+        if not outcome.synthesized:
+            for d in decisions:
+                if d.tier == "policy" and d.decision != "allow":
+                    run.policy.append(_action(outcome, d))
+                    run.blocked |= hook in _BLOCKING_HOOKS
+        if hook == "before_model" and not outcome.synthesized:
+            run.model_calls += 1
+            run.cache_hits += any(d.decision == "cache_hit" for d in decisions)
+        elif hook == "after_model" and not outcome.partial:
+            if not outcome.synthesized:  # a served response spent no tokens
+                usage = getattr(outcome.final, "usage_metadata", None)
+                run.input_tokens += getattr(usage, "prompt_token_count", None) or 0
+                run.output_tokens += getattr(usage, "candidates_token_count", None) or 0
+            text = delivered_model_text(outcome) if self.capture_content else None
+            if text is not None:
+                run.responses.append(text)
+        elif hook in ("before_tool", "after_tool", "on_tool_error"):
+            self._fold_tool(run, outcome, decisions)
+
+    def _fold_tool(self, run: _Run, outcome: Outcome, decisions: Sequence[Decision]) -> None:
+        call = outcome.call
+        if call is None:
+            return
+        entry = run.tools.get(id(call))
+        if entry is None:
+            run.calls.append(call)
+            entry = run.tools[id(call)] = {
+                "name": call.tool,
+                "call_id": call.function_call_id,
+                "agent": call.agent,
+                "decision": "allow",
+                "reason": None,
+                "status": None,
+                "error_type": None,
+                "duration": None,
+            }
+        if outcome.hook == "before_tool":
+            for d in decisions:
+                if d.decision in _TOOL_DECISIONS:
+                    entry["decision"], entry["reason"] = d.decision, d.reason
+                    break
+            return
+        if entry["status"] is None:
+            if outcome.hook == "on_tool_error":
+                cancelled = isinstance(outcome.error, asyncio.CancelledError)
+                entry["status"] = "cancelled" if cancelled else "error"
+                entry["error_type"] = type(outcome.error).__name__ if outcome.error else None
+            elif outcome.synthesized:
+                entry["status"] = outcome.reason
+            else:  # a short-circuited call never ran the tool
+                entry["status"] = "ok" if call.short_circuited_by is None else "skipped"
+        entry["duration"] = round(time.perf_counter() - call.started, 6)
+        if self.capture_content and outcome.hook == "after_tool" and not outcome.synthesized:
+            entry["result"] = delivered_tool_result(outcome)
+
+    # -- the record ----------------------------------------------------------------------------
+
+    def _record(self, inv: InvocationRecord, run: _Run, end: Outcome) -> dict[str, Any]:
+        error = end.error or inv.error
+        if end.reason in ("run_error", "error"):
+            result = "cancelled" if isinstance(error, asyncio.CancelledError) else "error"
+        elif end.reason in ("cancelled", "abandoned"):
+            result = end.reason
+        else:
+            result = "blocked" if run.blocked else "completed"
+        ended = time.time()
+        record: dict[str, Any] = {
+            "version": RECORD_VERSION,
+            "invocation_id": inv.invocation_id,
+            "app": inv.app_name,
+            "user": inv.user_id,
+            "session": inv.session_id,
+            "agents": list(inv.agents_entered),
+            "model_calls": {
+                "count": run.model_calls,
+                "cache_hits": run.cache_hits,
+                "input_tokens": run.input_tokens,
+                "output_tokens": run.output_tokens,
+            },
+            "tool_calls": list(run.tools.values()),
+            "policy_actions": run.policy,
+            "outcome": result,
+            "error_type": type(error).__name__ if error is not None else None,
+            "started_at": _iso(inv.started_at),
+            "ended_at": _iso(ended),
+            "duration": round(time.perf_counter() - inv.started, 6),
+        }
+        if self.capture_content:
+            record["responses"] = run.responses
+        return record
+
+    async def _write(self, record: dict[str, Any]) -> None:
+        for sink in self.sinks:
+            try:
+                result = sink(record)
+                if inspect.isawaitable(result):
+                    await result
+            except Exception:
+                name = sink_name(sink)
+                self._errors[name] += 1
+                logger.exception("adk_lattice: audit sink %s failed; record dropped", name)
+
+
+def _action(outcome: Outcome, d: Decision) -> dict[str, Any]:
+    return {
+        "hook": outcome.hook,
+        "handler": d.handler,
+        "decision": d.decision,
+        "reason": d.reason,
+        "agent": outcome.agent,
+        "tool": outcome.tool,
+    }
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")

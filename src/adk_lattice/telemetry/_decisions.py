@@ -1,0 +1,106 @@
+"""What each handler decided on one hook: its notes first, else inferred from the Outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+
+from .._hooks import Tier
+from .._outcome import Outcome
+from ._notes import notes_of
+
+_DECISIONS_KEY: Final = "adk_lattice.decisions"
+#: Hooks where a cache looks up an answer (a passing cache step there is a miss).
+_LOOKUP_HOOKS: Final = frozenset({"before_model", "before_tool"})
+#: Hooks where a policy's value stops an agent or a run rather than answering for it.
+_BLOCK_HOOKS: Final = frozenset({"before_agent", "before_run"})
+#: Hooks where a value stands in for the model or the tool.
+_ANSWER_HOOKS: Final = frozenset({"before_model", "before_tool", "on_model_error", "on_tool_error"})
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One handler's decision on one hook.
+
+    Attributes:
+        handler: the handler's name.
+        tier: its tier (None when the note names a handler that did not run as a decider,
+            e.g. a cache store observer).
+        decision: the decision name (see ``adk_lattice.telemetry.DECISIONS``).
+        reason: a short, content-free reason, or None.
+    """
+
+    handler: str
+    tier: Tier | None
+    decision: str
+    reason: str | None = None
+
+
+def decisions_of(outcome: Outcome) -> tuple[Decision, ...]:
+    """Every decision made on this outcome's hook, computed once per outcome.
+
+    A handler's own notes win; for a handler without notes the decision is inferred from
+    its step: the acting handler ``deny``/``block``/``rewrite`` (policy), ``cache_hit``
+    (cache on a lookup hook) or ``override`` (custom handler); a passing policy ``allow``;
+    a passing cache on a lookup hook ``cache_miss``; a failing handler ``error`` (a cache
+    one ``cache_error``). Synthesized outcomes repeat an earlier decision and carry none.
+    """
+    cached = outcome.extra.get(_DECISIONS_KEY)
+    if cached is not None:
+        return cached  # type: ignore[no-any-return]
+    notes = notes_of(outcome)
+    tiers: dict[str, Tier] = {s.handler: s.tier for s in outcome.steps}
+    found: list[Decision] = []
+    seen: set[tuple[str, str]] = set()
+    for n in notes:
+        if (n.handler, n.decision) not in seen:
+            seen.add((n.handler, n.decision))
+            found.append(Decision(n.handler, tiers.get(n.handler), n.decision, n.reason))
+    noted = {n.handler for n in notes}
+    if not outcome.synthesized:
+        for step in outcome.steps:
+            if step.handler in noted:
+                continue
+            inferred = _infer(outcome, step.handler, step.tier, step.status)
+            if inferred is not None:
+                found.append(Decision(step.handler, step.tier, inferred, _reason(outcome, step)))
+    result = tuple(found)
+    outcome.extra[_DECISIONS_KEY] = result
+    return result
+
+
+def _infer(outcome: Outcome, handler: str, tier: Tier, status: str) -> str | None:
+    hook = outcome.hook
+    if status in ("error", "timeout", "rejected"):
+        if handler == outcome.acted_by and outcome.reason == "handler_error":
+            return "block" if hook in _BLOCK_HOOKS else "deny"  # failed closed
+        return "cache_error" if tier == "cache" else "error"
+    if status == "act":
+        if tier == "policy":
+            if hook in _BLOCK_HOOKS:
+                return "block"
+            return "deny" if hook in _ANSWER_HOOKS else "rewrite"
+        if tier == "cache":
+            return "cache_hit" if hook in _LOOKUP_HOOKS else "override"
+        return "override"
+    if tier == "policy":
+        return "allow"
+    if tier == "cache" and hook in _LOOKUP_HOOKS:
+        return "cache_miss"
+    return None
+
+
+def _reason(outcome: Outcome, step: object) -> str | None:
+    """A content-free reason for an inferred decision, where the outcome has one."""
+    status = getattr(step, "status", None)
+    if status in ("error", "timeout", "rejected"):
+        error = getattr(step, "error", None)
+        if status == "timeout":
+            return "timeout"
+        return "rejected_return" if status == "rejected" else type(error).__name__
+    if status == "act" and outcome.hook == "before_tool" and isinstance(outcome.value, Mapping):
+        # The lattice's own fail-closed denials and policies name a policy, never content.
+        policy = outcome.value.get("policy")
+        return str(policy) if isinstance(policy, str) else None
+    return None

@@ -1,0 +1,142 @@
+"""``note()``: how a handler tells telemetry and audit what it decided, and why.
+
+A decider cannot reach the :class:`~adk_lattice.Outcome` of its hook (the outcome is made
+after the chain ran), but it holds the hook's context object, and the outcome's ``args``
+hold the very same object. So a decider notes against its context; the first telemetry
+observer to see the hook's outcome moves the notes into ``outcome.extra``. An observer that
+runs before ``Telemetry``/``AuditLog`` (the cache store, for instance) notes against the
+outcome itself.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .._hooks import CONTEXT_ARG
+from .._outcome import Outcome
+from ._names import DECISIONS
+
+#: Where gathered notes live in ``outcome.extra``.
+NOTES_KEY: Final = "adk_lattice.notes"
+#: The key, in ``LlmResponse.custom_metadata``, handlers may describe a response under.
+METADATA_KEY: Final = "adk_lattice"
+_MAX_PENDING: Final = 1024
+_MODEL_HOOKS: Final = frozenset({"before_model", "after_model", "on_model_error"})
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One decision a handler reported.
+
+    Attributes:
+        handler: the reporting handler's name (as in ``Step.handler``).
+        decision: one of the decision names (``deny``, ``redact``, ``cache_hit``, ...).
+        reason: a short, content-free reason (a rule name, a category), or None.
+    """
+
+    handler: str
+    decision: str
+    reason: str | None = None
+
+
+_pending: OrderedDict[int, tuple[object, list[Note]]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def note(target: Any, decision: str, *, handler: str, reason: str | None = None) -> None:
+    """Report a decision for telemetry and audit.
+
+    Call it from a handler with the hook's context argument (``callback_context``,
+    ``tool_context`` or ``invocation_context``), or from an observer with the ``Outcome``::
+
+        def after_model(self, *, callback_context, llm_response):
+            if self._redact(llm_response):
+                note(callback_context, "redact", handler=self.name, reason="email")
+
+    Keep ``reason`` free of user content: it goes to spans, metrics and the audit log.
+
+    Args:
+        target: the hook's context object, or the ``Outcome`` being observed.
+        decision: a decision name from ``adk_lattice.telemetry.DECISIONS``.
+        handler: the name of the handler that decided.
+        reason: why, in a few words, or None.
+
+    Raises:
+        ValueError: on an unknown decision name.
+    """
+    if decision not in DECISIONS:
+        raise ValueError(f"unknown decision {decision!r}; expected one of {sorted(DECISIONS)}")
+    item = Note(handler, decision, reason)
+    if isinstance(target, Outcome):
+        target.extra.setdefault(NOTES_KEY, []).append(item)
+        return
+    with _lock:
+        entry = _pending.get(id(target))
+        if entry is None or entry[0] is not target:
+            entry = (target, [])
+            _pending[id(target)] = entry
+        entry[1].append(item)
+        # Bounded: notes nobody gathers (no telemetry observer registered) must not pile up.
+        while len(_pending) > _MAX_PENDING:
+            _pending.popitem(last=False)
+
+
+def notes_of(outcome: Outcome) -> list[Note]:
+    """Every note for this outcome: noted on its context, on it, or in the response metadata.
+
+    The first call moves notes made against the hook's context into ``outcome.extra``, so
+    every observer after it sees the same list.
+    """
+    gathered: list[Note] = outcome.extra.setdefault(NOTES_KEY, [])
+    if outcome.extra.get("adk_lattice.gathered"):
+        return gathered
+    outcome.extra["adk_lattice.gathered"] = True
+    ctx = outcome.args.get(CONTEXT_ARG[outcome.hook])
+    if ctx is not None:
+        with _lock:
+            entry = _pending.pop(id(ctx), None)
+        if entry is not None and entry[0] is ctx:
+            gathered[:0] = entry[1]
+    if outcome.hook in _MODEL_HOOKS and not outcome.synthesized and not outcome.partial:
+        # A synthesized close repeats the marks of the outcome that caused it: skip it.
+        response = outcome.final if outcome.hook == "after_model" else outcome.value
+        fresh = outcome.hook == "after_model"
+        gathered.extend(_metadata_notes(response, outcome.acted_by, fresh=fresh))
+    return gathered
+
+
+def _metadata_notes(response: Any, acted_by: str | None, *, fresh: bool) -> list[Note]:
+    """Notes a response carries in ``custom_metadata["adk_lattice"]`` (cache hits, denials).
+
+    ``decision`` is read only on a fresh ``after_model`` response: a response served from a
+    cache may still carry the decision made when it was first produced.
+    """
+    meta = getattr(response, "custom_metadata", None)
+    block = meta.get(METADATA_KEY) if isinstance(meta, Mapping) else None
+    if not isinstance(block, Mapping):
+        return []
+    # Attribute the marks to the handler whose value won, else to whoever the metadata names.
+    handler = acted_by or str(block.get("handler") or block.get("denied_by") or "")
+    notes: list[Note] = []
+    reason = block.get("reason")
+    reason = str(reason) if reason is not None else None
+    decision = block.get("decision")
+    if fresh and isinstance(decision, str) and decision in DECISIONS:
+        notes.append(Note(handler, decision, reason))
+    elif block.get("denied_by") is not None:
+        notes.append(Note(str(block["denied_by"]), "deny", reason))
+    cache = block.get("cache")
+    if isinstance(cache, Mapping):
+        cache = cache.get("result", cache.get("status"))
+    if isinstance(cache, str) and f"cache_{cache}" in DECISIONS:
+        notes.append(Note(handler, f"cache_{cache}", None))
+    return notes
+
+
+def pending_count() -> int:
+    """How many contexts hold notes nobody gathered yet (for tests and leak checks)."""
+    return len(_pending)
