@@ -15,7 +15,6 @@ import logging
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +26,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_lattice import Lattice, Outcome, configure
+from adk_lattice import Lattice, configure
 from adk_lattice.policy import (
     Approval,
     CapToolResult,
@@ -39,6 +38,13 @@ from adk_lattice.policy import (
     ToolRule,
 )
 from adk_lattice.state import StateKey
+from adk_lattice.telemetry import (
+    AuditLog,
+    Telemetry,
+    TracingHandle,
+    enable_tracing,
+    render_span_tree,
+)
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 REFUND_LIMIT = 1000.0
@@ -92,124 +98,33 @@ def policies() -> list[Any]:
     ]
 
 
-class AuditLine:
-    """One JSON line per invocation: who, which agents, which tools, what was decided."""
-
-    name = "audit"
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def observe(self, outcome: Outcome) -> None:
-        inv = outcome.invocation
-        if inv is None:
-            return
-        record = inv.data.setdefault("audit", {"tools": [], "decisions": []})
-        if outcome.hook == "before_tool":
-            record["tools"].append(outcome.tool)
-        if outcome.acted_by and not outcome.synthesized:
-            record["decisions"].append(f"{outcome.hook}:{outcome.acted_by}")
-        if outcome.hook != "after_run":
-            return
-        line = {
-            "invocation_id": inv.invocation_id,
-            "user": inv.user_id,
-            "agents": inv.agents_entered,
-            "tools": record["tools"],
-            "decisions": record["decisions"],
-            "outcome": outcome.reason or "completed",
-            "duration_ms": round((time.perf_counter() - inv.started) * 1000, 2),
-        }
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(line) + "\n")
+def model_saw(model: Any) -> list[str]:
+    """One line per request a scripted model received: how much it saw, and the last part."""
+    lines = []
+    for request in getattr(model, "requests", []):
+        tools = sorted((request.tools_dict or {}).keys())
+        last = request.contents[-1] if request.contents else None
+        lines.append(f"{len(request.contents)} message(s), tools {tools}; last: {_text(last)}")
+    return lines
 
 
-class HookTree:
-    """Collects each invocation's outcomes and prints them as a tree when it ends."""
-
-    name = "hook_tree"
-
-    def observe(self, outcome: Outcome) -> None:
-        inv = outcome.invocation
-        if inv is None:
-            return
-        inv.data.setdefault("tree", []).append(outcome)
-        if outcome.hook == "after_run":
-            print(render(inv.data["tree"]))
-
-
-def _describe(o: Outcome) -> str:
-    if o.hook == "before_model":
-        req = o.args["llm_request"]
-        tools = sorted((req.tools_dict or {}).keys())
-        last = req.contents[-1] if req.contents else None
-        saw = _content_text(last)
-        return f"model saw {len(req.contents)} message(s), tools {tools}; last: {saw}"
-    if o.hook == "after_model":
-        resp = o.final
-        if resp is None:
-            return f"model call ended ({o.reason})"
-        text = _content_text(resp.content)
-        prefix = f"served by {o.acted_by}: " if o.synthesized else "model answered: "
-        return prefix + text
-    if o.hook == "before_tool":
-        args = json.dumps(o.args["tool_args"])
-        return f"tool {o.tool}({args})"
-    if o.hook == "after_tool":
-        result = o.final
-        if not result:
-            return f"tool {o.tool} ended"
-        if result.get("truncated"):
-            shown = f"{result['returned']} of {result['total_available']} items"
-            return f"tool {o.tool} -> truncated to {shown}, announced to the model"
-        return f"tool {o.tool} -> {_short(json.dumps(result))}"
-    return o.hook
-
-
-def _content_text(content: Any) -> str:
+def _text(content: Any) -> str:
     if content is None or not content.parts:
         return "(nothing)"
     bits = []
     for p in content.parts:
         if p.text:
-            bits.append(repr(_short(p.text)))
+            bits.append(repr(p.text if len(p.text) < 70 else p.text[:67] + "..."))
         elif p.function_call:
             bits.append(f"call {p.function_call.name}({json.dumps(p.function_call.args)})")
         elif p.function_response:
-            bits.append(f"result of {p.function_response.name}")
+            bits.append(f"{p.function_response.name} -> {_short(p.function_response.response)}")
     return ", ".join(bits)
 
 
-def _short(text: str, limit: int = 90) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def render(outcomes: Sequence[Outcome]) -> str:
-    """An indented tree of one invocation: agents, their model and tool steps, decisions."""
-    lines = [f"  run {outcomes[0].invocation_id}"]
-    depth = {"n": 2}
-    for o in outcomes:
-        pad = "  " * depth["n"]
-        acted = ""
-        if o.acted_by and not o.synthesized:
-            verdict = "DENIED" if o.denied else "replaced"
-            acted = f"   <- {verdict} by {o.acted_by}"
-        rewrites = [s.handler for s in o.steps if s.status == "pass" and o.hook == "before_tool"]
-        if o.hook == "before_agent":
-            lines.append(f"{pad}agent {o.agent}{acted}")
-            depth["n"] += 1
-        elif o.hook == "after_agent":
-            depth["n"] -= 1
-            if o.synthesized:
-                lines.append(f"{'  ' * (depth['n'] + 1)}(agent {o.agent} closed: {o.reason})")
-        elif o.hook in ("before_model", "after_model", "before_tool", "after_tool"):
-            if o.partial:
-                continue
-            checked = f"   [checked by {', '.join(rewrites)}]" if rewrites else ""
-            lines.append(f"{pad}{o.hook:<12} {_describe(o)}{acted}{checked}")
-        elif o.hook == "after_run" and o.synthesized:
-            lines.append(f"{pad}(run ended: {o.reason})")
-    return "\n".join(lines)
+def _short(value: Any) -> str:
+    text = json.dumps(value)
+    return text if len(text) <= 110 else text[:107] + "..."
 
 
 # -- the app ---------------------------------------------------------------------------------
@@ -277,56 +192,73 @@ def build_agent(coordinator_model: BaseLlm | str, refunds_model: BaseLlm | str) 
     )
 
 
-def build_lattice(audit_path: Path, *, show_tree: bool = True) -> Lattice:
-    """The demo's Lattice: the library's policies, an audit line and the hook tree."""
-    observers: list[Any] = [AuditLine(audit_path)]
-    if show_tree:
-        observers.append(HookTree())
-    return Lattice(name="billing_lattice", policy=policies(), telemetry=observers)
+def build_lattice(audit_path: Path) -> Lattice:
+    """The demo's Lattice: the library's policies, span enrichment and an audit record."""
+    return Lattice(
+        name="billing_lattice",
+        policy=policies(),
+        telemetry=[Telemetry(), AuditLog(audit_path)],
+    )
 
 
-async def run_turn(turn: dict[str, Any], model: str | None, audit: Path) -> list[str]:
-    """Run one scripted (or live) turn on a fresh session and return the final texts."""
+async def run_turn(
+    turn: dict[str, Any], model: str | None, audit: Path, tracing: TracingHandle
+) -> None:
+    """Run one scripted (or live) turn on a fresh session and print what happened."""
     if model is None:
-        agent = build_agent(FakeModel(turn["coordinator"]), FakeModel(turn["refunds"]))
+        models: list[Any] = [FakeModel(turn["coordinator"]), FakeModel(turn["refunds"])]
     else:
-        agent = build_agent(model, model)
+        models = [model, model]
+    agent = build_agent(*models)
     app = App(name="billing", root_agent=agent, plugins=[build_lattice(audit)])
     runner = Runner(app=app, session_service=InMemorySessionService())
     session = await runner.session_service.create_session(
         app_name="billing", user_id=turn["user"], state=turn["state"]
     )
     message = types.Content(role="user", parts=[types.Part(text=turn["text"])])
-    texts = []
+    exporter = tracing.span_exporter
+    exporter.clear()  # type: ignore[union-attr]
+    replies = []
     async for event in runner.run_async(
         user_id=turn["user"], session_id=session.id, new_message=message
     ):
         if event.content and event.content.parts and not event.partial:
             text = "".join(p.text or "" for p in event.content.parts)
             if text:
-                texts.append(f"{event.author}: {text}")
+                replies.append(f"{event.author}: {text}")
     await runner.close()
-    return texts
+    tracing.force_flush()
+    print("  spans (ADK's, enriched by the lattice; · lines are the lattice's events):")
+    tree = render_span_tree(exporter.get_finished_spans())  # type: ignore[union-attr]
+    print("\n".join("    " + line for line in tree.splitlines()))
+    for name, m in zip(("coordinator", "refunds"), models, strict=True):
+        for n, saw in enumerate(model_saw(m), 1):
+            print(f"  {name} model call {n} saw: {saw}")
+    for reply in replies:
+        print(f"  reply -> {reply}")
 
 
 async def main(argv: Sequence[str] | None = None) -> int:
-    """Run every demo turn and print its hook tree, replies and audit line."""
+    """Run every demo turn and print its span tree, what the model saw, and the audit file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--model", help="run live on this Gemini model (needs GOOGLE_API_KEY)")
     parser.add_argument("--audit", type=Path, help="audit file (default: a temporary file)")
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.ERROR)  # keep the tree readable
+    logging.basicConfig(level=logging.ERROR)  # keep the output readable
     if args.model and not os.environ.get("GOOGLE_API_KEY"):
         print("--model needs GOOGLE_API_KEY in the environment", file=sys.stderr)
         return 2
+    tracing = enable_tracing("memory")
     audit = args.audit or Path(tempfile.mkdtemp(prefix="billing-")) / "audit.jsonl"
     for n, turn in enumerate(TURNS, 1):
         print(f"\n=== Turn {n}: {turn['title']}")
         print(f"  user {turn['user']} says: {turn['text']!r}")
-        for text in await run_turn(turn, args.model, audit):
-            print(f"  reply -> {text}")
-    print(f"\n=== Audit lines ({audit})")
-    print(audit.read_text(encoding="utf-8"), end="")
+        await run_turn(turn, args.model, audit, tracing)
+    print(f"\n=== Audit records, one per invocation ({audit})")
+    for line in audit.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        keys = ("user", "agents", "outcome", "tool_calls", "policy_actions")
+        print("  " + json.dumps({k: record.get(k) for k in keys}))
     return 0
 
 
