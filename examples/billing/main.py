@@ -123,8 +123,14 @@ def _text(content: Any) -> str:
 
 
 def _short(value: Any) -> str:
-    text = json.dumps(value)
-    return text if len(text) <= 110 else text[:107] + "..."
+    """A one-line view of a tool result: scalars as they are, lists by their length."""
+    if not isinstance(value, dict):
+        return repr(value)
+    bits = []
+    for key, item in value.items():
+        shown = f"[{len(item)} items]" if isinstance(item, list) else json.dumps(item)
+        bits.append(f"{key}={shown if len(shown) < 60 else shown[:57] + '...'}")
+    return " ".join(bits)
 
 
 # -- the app ---------------------------------------------------------------------------------
@@ -254,12 +260,20 @@ async def main(argv: Sequence[str] | None = None) -> int:
         print(f"\n=== Turn {n}: {turn['title']}")
         print(f"  user {turn['user']} says: {turn['text']!r}")
         await run_turn(turn, args.model, audit, tracing)
-    print(f"\n=== Audit records, one per invocation ({audit})")
+    print(f"\n=== Audit records, one per invocation (in full in {audit})")
     for line in audit.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        keys = ("user", "agents", "outcome", "tool_calls", "policy_actions")
-        print("  " + json.dumps({k: record.get(k) for k in keys}))
+        print("  " + audit_summary(json.loads(line)))
     return 0
+
+
+def audit_summary(record: dict[str, Any]) -> str:
+    """One short line of an audit record: who, which agents, tool decisions, outcome."""
+    tools = [f"{t['name']}:{t['decision']}" for t in record.get("tool_calls", [])]
+    actions = [f"{a['handler']}:{a['decision']}" for a in record.get("policy_actions", [])]
+    return (
+        f"user={record.get('user')} agents={record.get('agents')} tools={tools} "
+        f"policy={actions} outcome={record.get('outcome')}"
+    )
 
 
 if __name__ == "__main__":

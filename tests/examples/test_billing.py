@@ -50,9 +50,12 @@ def test_demo_denies_the_large_refund_for_a_non_manager(
 ) -> None:
     """The non-manager's refund above the limit is denied by ToolGuard's approval rule."""
     output, lines = demo_run
-    assert "DENIED by ToolGuard" in output
+    assert "before_tool  ToolGuard:deny" in output
     assert "needs approval" in output
-    assert lines[1]["decisions"] == ["before_tool:ToolGuard"]
+    assert [(t["name"], t["decision"]) for t in lines[1]["tool_calls"]] == [  # type: ignore[union-attr,index]
+        ("transfer_to_agent", "allow"),
+        ("issue_refund", "deny"),
+    ]
 
 
 def test_demo_rounds_the_managers_refund_in_place(
@@ -60,7 +63,8 @@ def test_demo_rounds_the_managers_refund_in_place(
 ) -> None:
     """The manager's refund reaches the tool rounded to cents."""
     output, _ = demo_run
-    assert '"amount": 1500.46}' in output
+    assert "amount=1500.46" in output
+    assert "coordinator model call" in output
 
 
 def test_demo_caps_the_lookup_with_an_announcement(
@@ -68,7 +72,8 @@ def test_demo_caps_the_lookup_with_an_announcement(
 ) -> None:
     """The 240-item lookup result reaches the model capped and announced."""
     output, _ = demo_run
-    assert "truncated to 5 of 240 items" in output
+    assert "after_tool  CapToolResult:rewrite" in output
+    assert "items=[5 items] truncated=true total_available=240 returned=5" in output
 
 
 def test_demo_blocks_the_inactive_account_before_the_model(
@@ -76,8 +81,9 @@ def test_demo_blocks_the_inactive_account_before_the_model(
 ) -> None:
     """The inactive account's invocation enters one agent and calls no tool."""
     output, lines = demo_run
-    assert "(agent coordinator closed: blocked)" in output
-    assert lines[3]["tools"] == []
+    assert "before_agent  RequireState:block" in output
+    assert lines[3]["outcome"] == "blocked"
+    assert lines[3]["tool_calls"] == []
 
 
 def test_demo_shows_the_transfer_closing_the_coordinator(
@@ -85,4 +91,4 @@ def test_demo_shows_the_transfer_closing_the_coordinator(
 ) -> None:
     """After the transfer the tree shows the coordinator closed as transferred."""
     output, _ = demo_run
-    assert "(agent coordinator closed: transferred)" in output
+    assert "after_agent  (closed: transferred)" in output
