@@ -83,3 +83,13 @@ async def test_errors_raised_in_on_run_error_are_swallowed() -> None:
     rec = Recorder(raises={"on_run_error": ValueError("observer bug")})
     with pytest.raises(LookupError, match="no charge"):
         await run(explode_agent(), rec)
+
+
+async def test_after_run_raising_is_reported_to_on_run_error() -> None:
+    """Fact (not in ADK_FACTS): a failing after_run is reported to on_run_error as well."""
+    rec = Recorder("buggy", raises={"after_run": ValueError("late bug")})
+    with pytest.raises(RuntimeError):
+        await run(LlmAgent(name="a", model=FakeModel([ScriptedResponse.text("x")])), rec)
+    (report,) = rec.of("on_run_error")
+    assert isinstance(report.kwargs["error"], RuntimeError)
+    assert "late bug" in str(report.kwargs["error"])
