@@ -9,16 +9,22 @@ from ._contexts import (
     tool_context,
 )
 from ._model import FakeModel, FunctionCall, ScriptedResponse, ScriptExhaustedError
+from ._otel import MetricCapture, capture_metrics, capture_spans
 from ._recording import HookCall, RecordingHandler, returns_in_turn
+from ._runner import LatticeRunner
 
 __all__ = [
     "FakeModel",
     "FunctionCall",
     "HookCall",
+    "LatticeRunner",
+    "MetricCapture",
     "RecordingHandler",
     "ScriptExhaustedError",
     "ScriptedResponse",
     "callback_context",
+    "capture_metrics",
+    "capture_spans",
     "function_tool",
     "invocation_context",
     "llm_request",

@@ -1,0 +1,53 @@
+"""In-memory OpenTelemetry capture over the process-wide providers."""
+
+from __future__ import annotations
+
+import pytest
+from opentelemetry import metrics, trace
+
+from adk_lattice.testing import capture_metrics, capture_spans
+
+
+def test_spans_ended_during_capture_are_captured() -> None:
+    """A span ended inside the block reaches the capture's exporter."""
+    with capture_spans() as exporter:
+        with trace.get_tracer("t").start_as_current_span("inside"):
+            pass
+        assert [s.name for s in exporter.get_finished_spans()] == ["inside"]
+
+
+def test_spans_ended_outside_capture_are_dropped() -> None:
+    """A span ended between captures reaches no later capture."""
+    with capture_spans():
+        pass
+    with trace.get_tracer("t").start_as_current_span("between"):
+        pass
+    with capture_spans() as exporter:
+        assert exporter.get_finished_spans() == ()
+
+
+def test_captures_cannot_nest() -> None:
+    """Starting a span capture inside another is a RuntimeError."""
+    with capture_spans(), pytest.raises(RuntimeError, match="already active"), capture_spans():
+        pass
+
+
+def test_metrics_measured_before_capture_are_not_seen() -> None:
+    """A capture sees only measurements made after it began."""
+    counter = metrics.get_meter("t").create_counter("lattice.test.count")
+    with capture_metrics():
+        counter.add(5)
+    with capture_metrics() as capture:
+        counter.add(2)
+        assert [p.value for p in capture.points("lattice.test.count")] == [2]
+
+
+def test_points_accumulate_across_collections() -> None:
+    """points() keeps what earlier collections in the same capture returned."""
+    counter = metrics.get_meter("t").create_counter("lattice.test.total")
+    with capture_metrics() as capture:
+        counter.add(1)
+        capture.get_metrics_data()
+        counter.add(3)
+        assert sum(p.value for p in capture.points("lattice.test.total")) == 4
+        assert "lattice.test.total" in capture.names()
