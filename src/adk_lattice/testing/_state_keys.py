@@ -1,0 +1,154 @@
+"""``undeclared_state_keys``: find string-literal state keys in source that nobody declared.
+
+A mistyped state key (``user:isManager`` for ``user:is_manager``) reads as missing and
+falls back to a default without an error: in a policy that default can be the permissive
+branch. Scanning the source for literal keys turns that into a CI failure.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+#: Methods of ``state`` whose first argument is a key.
+_KEY_METHODS = frozenset({"get", "setdefault", "pop", "__getitem__", "__setitem__", "__contains__"})
+
+
+@dataclass(frozen=True, slots=True)
+class StateKeyFinding:
+    """One undeclared state key found in source.
+
+    Attributes:
+        path: the file.
+        line, column: where the key literal is (1-based line, 0-based column).
+        key: the undeclared key.
+        suggestion: the nearest declared key, or None when none is close.
+    """
+
+    path: Path
+    line: int
+    column: int
+    key: str
+    suggestion: str | None
+
+    def __str__(self) -> str:
+        hint = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
+        return f"{self.path}:{self.line}:{self.column + 1}: undeclared state key {self.key!r}{hint}"
+
+
+def _key_names(keys: Iterable[Any]) -> set[str]:
+    names: set[str] = set()
+    for key in keys:
+        name = key if isinstance(key, str) else getattr(key, "name", None)
+        if not isinstance(name, str):
+            raise TypeError(
+                f"declared keys must be strings or objects with a str .name, got {key!r}"
+            )
+        names.add(name)
+    return names
+
+
+def _is_state(node: ast.expr) -> bool:
+    """``state``, ``ctx.state``, ``tool_context.session.state`` and the like."""
+    return (isinstance(node, ast.Name) and node.id == "state") or (
+        isinstance(node, ast.Attribute) and node.attr == "state"
+    )
+
+
+def _literal(node: ast.expr | None) -> ast.Constant | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node
+    return None
+
+
+def _key_literals(tree: ast.AST) -> Iterator[ast.Constant]:
+    """Every string literal used as a state key in ``tree``."""
+    for node in ast.walk(tree):
+        found: list[ast.Constant | None] = []
+        if isinstance(node, ast.Subscript) and _is_state(node.value):
+            found.append(_literal(node.slice))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            owner, method = node.func.value, node.func.attr
+            if _is_state(owner) and method in _KEY_METHODS and node.args:
+                found.append(_literal(node.args[0]))
+            elif _is_state(owner) and method == "update" and node.args:
+                mapping = node.args[0]
+                keys = mapping.keys if isinstance(mapping, ast.Dict) else []
+                found += [_literal(k) for k in keys]
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+            if isinstance(node.ops[0], ast.In | ast.NotIn) and _is_state(node.comparators[0]):
+                found.append(_literal(node.left))
+        elif isinstance(node, ast.Call) and _called_name(node.func) == "StateKey" and node.args:
+            # A StateKey made with a literal name outside the declared set is a key the
+            # registry does not know: the same drift, one step removed.
+            found.append(_literal(node.args[0]))
+        yield from (c for c in found if c is not None)
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _normal(key: str) -> str:
+    """Lower snake case, so ``user:isManager`` and ``user:is_manager`` compare equal."""
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower().replace("-", "_")
+
+
+def _suggest(key: str, declared: set[str]) -> str | None:
+    by_normal = {_normal(name): name for name in sorted(declared)}
+    match = difflib.get_close_matches(_normal(key), list(by_normal), n=1, cutoff=0.6)
+    return by_normal[match[0]] if match else None
+
+
+def _files(paths: Iterable[str | Path]) -> Iterator[Path]:
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            yield from sorted(p for p in path.rglob("*.py") if p.is_file())
+        elif path.is_file():
+            yield path
+        else:
+            raise FileNotFoundError(f"no such file or directory: {path}")
+
+
+def undeclared_state_keys(
+    paths: Iterable[str | Path], keys: Iterable[Any]
+) -> list[StateKeyFinding]:
+    """Scan Python source for string-literal state keys that are not declared.
+
+    Finds ``state["k"]`` (read, write, delete), ``state.get("k")``, ``state.setdefault``,
+    ``state.pop``, ``state.update({"k": ...})``, ``"k" in state`` and ``StateKey("k", ...)``
+    on any ``state`` name or ``.state`` attribute. Keys built at run time (f-strings,
+    variables) are not literals and are not checked.
+
+    Args:
+        paths: files and directories (searched recursively for ``*.py``).
+        keys: the declared keys: strings, or objects with a ``.name`` (e.g. ``StateKey``).
+
+    Returns:
+        The findings in file and line order, each with the nearest declared key.
+
+    Raises:
+        FileNotFoundError: when a path does not exist.
+        SyntaxError: when a file does not parse (the message names the file).
+        TypeError: when a declared key is neither a string nor has a string ``.name``.
+    """
+    declared = _key_names(keys)
+    findings: list[StateKeyFinding] = []
+    for path in _files(paths):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for literal in _key_literals(tree):
+            key = str(literal.value)
+            if key not in declared:
+                where = (literal.lineno, literal.col_offset)
+                findings.append(StateKeyFinding(path, *where, key, _suggest(key, declared)))
+    return sorted(findings, key=lambda f: (str(f.path), f.line, f.column))
