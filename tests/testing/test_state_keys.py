@@ -93,7 +93,7 @@ def test_other_subscripts_are_ignored(tmp_path: Path) -> None:
 
 def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     """A path that does not exist raises FileNotFoundError naming it."""
-    with pytest.raises(FileNotFoundError, match="missing.py"):
+    with pytest.raises(FileNotFoundError, match=r"missing\.py"):
         undeclared_state_keys([tmp_path / "missing.py"], KEYS)
 
 
