@@ -109,3 +109,10 @@ def test_bad_declared_key_is_a_type_error(tmp_path: Path) -> None:
     """A declared key that is neither a string nor has a .name is a TypeError."""
     with pytest.raises(TypeError, match="declared keys"):
         undeclared_state_keys([write(tmp_path, "")], [42])
+
+
+def test_ignored_prefixes_are_not_checked(tmp_path: Path) -> None:
+    """Keys under an ignored prefix (temp:) are skipped; others still reported."""
+    path = write(tmp_path, 'state["temp:seen"] = 1\nstate["nope"] = 2\n')
+    found = undeclared_state_keys([path], KEYS, ignore_prefixes=["temp:"])
+    assert [f.key for f in found] == ["nope"]

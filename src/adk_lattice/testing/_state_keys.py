@@ -121,7 +121,7 @@ def _files(paths: Iterable[str | Path]) -> Iterator[Path]:
 
 
 def undeclared_state_keys(
-    paths: Iterable[str | Path], keys: Iterable[Any]
+    paths: Iterable[str | Path], keys: Iterable[Any], *, ignore_prefixes: Iterable[str] = ()
 ) -> list[StateKeyFinding]:
     """Scan Python source for string-literal state keys that are not declared.
 
@@ -133,6 +133,8 @@ def undeclared_state_keys(
     Args:
         paths: files and directories (searched recursively for ``*.py``).
         keys: the declared keys: strings, or objects with a ``.name`` (e.g. ``StateKey``).
+        ignore_prefixes: keys starting with any of these are not checked (e.g. ``temp:``
+            for per-invocation scratch keys).
 
     Returns:
         The findings in file and line order, each with the nearest declared key.
@@ -143,12 +145,13 @@ def undeclared_state_keys(
         TypeError: when a declared key is neither a string nor has a string ``.name``.
     """
     declared = _key_names(keys)
+    ignored = tuple(ignore_prefixes)
     findings: list[StateKeyFinding] = []
     for path in _files(paths):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
         for literal in _key_literals(tree):
             key = str(literal.value)
-            if key not in declared:
+            if key not in declared and not key.startswith(ignored):
                 where = (literal.lineno, literal.col_offset)
                 findings.append(StateKeyFinding(path, *where, key, _suggest(key, declared)))
     return sorted(findings, key=lambda f: (str(f.path), f.line, f.column))
