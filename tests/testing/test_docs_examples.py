@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
-import pytest_asyncio.plugin
-
-import adk_lattice.testing.pytest_plugin
 
 pytest_plugins = ["pytester"]
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "testing.md"
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "docs" / "testing.md"
+SRC = ROOT / "src"
+PLUGIN = "adk_lattice.testing.pytest_plugin"
 BLOCK = re.compile(r"<!-- file: (?P<name>[\w.]+) -->\n```python\n(?P<code>.*?)```", re.DOTALL)
 INI = """
 [pytest]
@@ -42,9 +43,12 @@ def test_doc_examples_pass(pytester: pytest.Pytester, monkeypatch: pytest.Monkey
     pytester.makeini(INI)
     for name, code in files.items():
         (pytester.path / name).write_text(code, encoding="utf-8")
+    # A separate process: the examples' module names must not meet this suite's.
+    pythonpath = os.pathsep.join(filter(None, [str(SRC), os.environ.get("PYTHONPATH")]))
+    monkeypatch.setenv("PYTHONPATH", pythonpath)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    plugins = [pytest_asyncio.plugin, adk_lattice.testing.pytest_plugin]
-    result = pytester.runpytest_inprocess("-q", "-p", "no:cacheprovider", plugins=plugins)
+    args = ("-p", "pytest_asyncio.plugin", "-p", PLUGIN, "-p", "no:cacheprovider", "-q")
+    result = pytester.runpytest_subprocess(*args)
     expected = sum(
         code.count("\ndef test_") + code.count("\nasync def test_") for code in files.values()
     )
