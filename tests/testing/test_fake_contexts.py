@@ -168,3 +168,10 @@ def test_unknown_option_is_a_type_error() -> None:
     """Passing an unknown option is a TypeError, not a silent no-op."""
     with pytest.raises(TypeError):
         callback_context(agentname="x")
+
+
+def test_shared_invocation_with_options_is_refused() -> None:
+    """Passing invocation= together with options it would override is a TypeError."""
+    shared = invocation_context()
+    with pytest.raises(TypeError, match="agent_name"):
+        tool_context(invocation=shared, agent_name="other")

@@ -46,6 +46,28 @@ def _session(
     )
 
 
+_DEFAULTS: dict[str, Any] = {
+    "state": None,
+    "agent": None,
+    "agent_name": "agent",
+    "invocation_id": None,
+    "user_id": "user",
+    "app_name": "app",
+    "session_id": None,
+    "user_text": None,
+}
+
+
+def _shared(invocation: InvocationContext, options: dict[str, Any]) -> InvocationContext:
+    """The shared invocation, refusing options it would silently override."""
+    given = [name for name, value in options.items() if value != _DEFAULTS[name]]
+    if given:
+        raise TypeError(
+            f"pass either invocation= or invocation options, not both: {', '.join(given)}"
+        )
+    return invocation
+
+
 def invocation_context(
     *,
     state: Mapping[str, Any] | None = None,
@@ -108,24 +130,30 @@ def callback_context(
     Args:
         state, agent, agent_name, invocation_id, user_id, app_name, session_id, user_text:
             as for :func:`invocation_context`.
-        invocation: an existing invocation context to share (e.g. with a tool context);
-            the other arguments are then ignored.
+        invocation: an existing invocation context to share (e.g. with a tool context),
+            instead of the arguments above.
 
     Returns:
         A ``google.adk.agents.context.Context`` whose writes land in ``ctx.state`` and in
         ``ctx.actions.state_delta``, as in a run.
+
+    Raises:
+        TypeError: when ``invocation`` is given together with invocation options.
     """
+    options: dict[str, Any] = {
+        "state": state,
+        "agent": agent,
+        "agent_name": agent_name,
+        "invocation_id": invocation_id,
+        "user_id": user_id,
+        "app_name": app_name,
+        "session_id": session_id,
+        "user_text": user_text,
+    }
     if invocation is None:
-        invocation = invocation_context(
-            state=state,
-            agent=agent,
-            agent_name=agent_name,
-            invocation_id=invocation_id,
-            user_id=user_id,
-            app_name=app_name,
-            session_id=session_id,
-            user_text=user_text,
-        )
+        invocation = invocation_context(**options)
+    else:
+        invocation = _shared(invocation, options)
     return Context(invocation)
 
 
@@ -148,23 +176,29 @@ def tool_context(
         function_call_id: the id of the function call the tool hook serves.
         state, agent, agent_name, invocation_id, user_id, app_name, session_id, user_text:
             as for :func:`invocation_context`.
-        invocation: an existing invocation context to share; the other arguments except
-            ``function_call_id`` are then ignored.
+        invocation: an existing invocation context to share, instead of the arguments
+            above except ``function_call_id``.
 
     Returns:
         A ``google.adk.agents.context.Context`` with ``function_call_id`` set.
+
+    Raises:
+        TypeError: when ``invocation`` is given together with invocation options.
     """
+    options: dict[str, Any] = {
+        "state": state,
+        "agent": agent,
+        "agent_name": agent_name,
+        "invocation_id": invocation_id,
+        "user_id": user_id,
+        "app_name": app_name,
+        "session_id": session_id,
+        "user_text": user_text,
+    }
     if invocation is None:
-        invocation = invocation_context(
-            state=state,
-            agent=agent,
-            agent_name=agent_name,
-            invocation_id=invocation_id,
-            user_id=user_id,
-            app_name=app_name,
-            session_id=session_id,
-            user_text=user_text,
-        )
+        invocation = invocation_context(**options)
+    else:
+        invocation = _shared(invocation, options)
     return Context(invocation, function_call_id=function_call_id)
 
 

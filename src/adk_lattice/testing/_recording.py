@@ -101,6 +101,12 @@ class RecordingHandler:
 
         return answer_async if is_async else answer
 
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        # Only reached for attributes that do not exist: a hook not chosen stays absent
+        # (the lattice must not bind it), while type checkers accept calls to the chosen
+        # hooks, which are set per instance.
+        raise AttributeError(f"{type(self).__name__} {self.name!r} has no attribute {name!r}")
+
     def hooks_called(self) -> list[HookName]:
         """The hook names called, in order."""
         return [call.hook for call in self.calls]
