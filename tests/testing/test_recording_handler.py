@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.apps import App
@@ -106,10 +108,13 @@ def test_options_become_attributes() -> None:
     assert (rec.name, rec.tools, rec.on_error) == ("rec", {"refund"}, "raise")
 
 
-async def test_recording_handler_in_a_lattice_short_circuits_a_tool() -> None:
-    """Registered on a Lattice, its before_tool answer stands in for the tool's result."""
+@pytest.mark.parametrize("is_async", [False, True])
+async def test_recording_handler_in_a_lattice_short_circuits_a_tool(is_async: bool) -> None:
+    """Registered on a Lattice, its before_tool answer (sync or async) replaces the tool."""
     rec = RecordingHandler(
-        ["before_tool", "after_tool"], returns={"before_tool": {"refunded": 0, "denied": True}}
+        ["before_tool", "after_tool"],
+        returns={"before_tool": {"refunded": 0, "denied": True}},
+        is_async=is_async,
     )
     model = FakeModel([ScriptedResponse.call("refund", amount=5), ScriptedResponse.text("ok")])
     agent = LlmAgent(name="billing", model=model, tools=[function_tool(refund)])
@@ -130,3 +135,11 @@ def test_direct_call_with_fake_tool_context() -> None:
     ctx = tool_context(function_call_id="fc-1")
     rec.before_tool(tool=function_tool(refund), tool_args={"amount": 1}, tool_context=ctx)
     assert rec.calls_to("before_tool")[0]["tool_context"].function_call_id == "fc-1"
+
+
+def test_copies_keep_recording_separately() -> None:
+    """A deep copy is a working handler (fakes get copied by fixtures and frameworks)."""
+    rec = RecordingHandler(["before_tool"], name="orig")
+    clone = copy.deepcopy(rec)
+    clone.before_tool(tool=None, tool_args={}, tool_context=None)
+    assert (len(rec.calls), len(clone.calls)) == (0, 1)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from .._hooks import HOOKS, HookName
@@ -35,6 +36,31 @@ def returns_in_turn(*values: Any) -> Callable[..., Any]:
         return remaining.pop(0) if remaining else None
 
     return answer
+
+
+def _answer(
+    handler: RecordingHandler,
+    hook: HookName,
+    value: Any,
+    error: BaseException | type[BaseException] | None,
+    /,
+    **kwargs: Any,
+) -> Any:
+    handler.calls.append(HookCall(hook, kwargs))
+    if error is not None:
+        raise error
+    return value(**kwargs) if callable(value) else value
+
+
+async def _answer_async(
+    handler: RecordingHandler,
+    hook: HookName,
+    value: Any,
+    error: BaseException | type[BaseException] | None,
+    /,
+    **kwargs: Any,
+) -> Any:
+    return _answer(handler, hook, value, error, **kwargs)
 
 
 class RecordingHandler:
@@ -81,31 +107,17 @@ class RecordingHandler:
         for key, value in options.items():
             setattr(self, key, value)
         for hook in chosen:
-            setattr(self, hook, self._method(hook, returns.get(hook), raises.get(hook), is_async))
-
-    def _method(
-        self,
-        hook: HookName,
-        value: Any,
-        error: BaseException | type[BaseException] | None,
-        is_async: bool,
-    ) -> Callable[..., Any]:
-        def answer(**kwargs: Any) -> Any:
-            self.calls.append(HookCall(hook, kwargs))
-            if error is not None:
-                raise error
-            return value(**kwargs) if callable(value) else value
-
-        async def answer_async(**kwargs: Any) -> Any:
-            return answer(**kwargs)
-
-        return answer_async if is_async else answer
+            # A partial over module functions (not a closure) so a copied handler records
+            # into its own ``calls``; inspect still sees the async ones as coroutines.
+            answer = _answer_async if is_async else _answer
+            setattr(self, hook, partial(answer, self, hook, returns.get(hook), raises.get(hook)))
 
     def __getattr__(self, name: str) -> Callable[..., Any]:
         # Only reached for attributes that do not exist: a hook not chosen stays absent
         # (the lattice must not bind it), while type checkers accept calls to the chosen
         # hooks, which are set per instance.
-        raise AttributeError(f"{type(self).__name__} {self.name!r} has no attribute {name!r}")
+        owner = self.__dict__.get("name", type(self).__name__)  # safe before __init__ ran
+        raise AttributeError(f"RecordingHandler {owner!r} has no attribute {name!r}")
 
     def hooks_called(self) -> list[HookName]:
         """The hook names called, in order."""
