@@ -45,9 +45,22 @@ class Builtin(BaseTool):
 
 
 builtin_agent = LlmAgent(name="b", model=FakeModel(), tools=[Builtin()])
+
+
+def build_noisy():
+    agent = LlmAgent(name="built", model=FakeModel(), tools=[mark_done])
+    return App(name="built", root_agent=agent)
+
+
+def build_with(model):
+    return LlmAgent(name="x", model=model)
+
+
+def build_broken():
+    raise RuntimeError("no config")
 '''
 
-KEYS = 'KEYS = ["user:is_manager", "account_status"]\n'
+KEYS = 'KEYS = ["user:is_manager", "account_status"]\nMORE = ["user:isManager"]\nCOUNT = 3\n'
 HANDLERS = 'def f(ctx):\n    return ctx.state.get("user:isManager")\n'
 CLEAN_HANDLERS = 'def f(ctx):\n    return ctx.state.get("user:is_manager")\n'
 
@@ -171,12 +184,30 @@ def test_state_ignore_prefix(in_project: Path) -> None:
     assert status == 0
 
 
+def test_tools_calls_a_factory(in_project: Path) -> None:
+    """A function without arguments is called and its App or agent linted."""
+    status, output = run_main("tools", "shop.agents:build_noisy")
+    assert status == 1
+    assert "built/mark_done" in output
+
+
+def test_state_keys_from_several_references_are_united(in_project: Path) -> None:
+    """--keys may be repeated; the declared set is the union."""
+    status, _ = run_main(
+        "state", "handlers", "--keys", "shop.keys:KEYS", "--keys", "shop.keys:MORE"
+    )
+    assert status == 0
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
+        (("tools", "shop.agents:build_with"), "needs arguments"),
+        (("tools", "shop.agents:build_broken"), "raised RuntimeError('no config')"),
+        (("state", "handlers", "--keys", "shop.keys:COUNT"), "not a collection of keys"),
         (("tools", "shop.nowhere:agent"), "cannot import 'shop.nowhere'"),
         (("tools", "shop.agents"), "not of the form pkg.module:attribute"),
-        (("tools", "shop.agents:NOT_AN_AGENT"), "not an agent or App"),
+        (("tools", "shop.agents:NOT_AN_AGENT"), "not an agent, an App or a function"),
         (("tools", "shop.agents:clean_agent", "--bans", "shop.keys:KEYS"), "sequence of"),
         (("state", "nowhere", "--keys", "shop.keys:KEYS"), "no such file or directory"),
         (("state", "broken", "--keys", "shop.keys:KEYS"), "invalid syntax"),

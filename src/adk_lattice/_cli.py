@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 CLEAN, FINDINGS, USAGE = 0, 1, 2
@@ -58,19 +59,47 @@ def _lint_tools(args: argparse.Namespace, out: TextIO) -> int:
     findings: list[str] = []
     for reference in args.agents:
         target = load(reference)
+        if callable(target) and not isinstance(target, BaseAgent):
+            target = _build(reference, target)
         root = getattr(target, "root_agent", target)  # an App or an agent
         if not isinstance(root, BaseAgent):
-            raise UsageError(f"{reference!r} is a {type(target).__name__}, not an agent or App")
+            raise UsageError(
+                f"{reference!r} is a {type(target).__name__}, not an agent, an App or a "
+                "function returning one"
+            )
         findings += tool_findings(root, bans=bans, allow_unchecked=set(args.allow_unchecked))
     for finding in findings:
         print(finding, file=out)
     return _summary(out, "tools", len(findings))
 
 
+def _build(reference: str, factory: Any) -> Any:
+    """Call a factory of the app or agent (apps often build their tree in a function)."""
+    try:
+        inspect.signature(factory).bind()
+    except TypeError:
+        raise UsageError(
+            f"{reference!r} needs arguments; point at a function without any"
+        ) from None
+    except ValueError:
+        pass  # no signature to inspect (a builtin): just call it
+    try:
+        return factory()
+    except Exception as exc:
+        raise UsageError(f"{reference!r} raised {exc!r}") from exc
+
+
 def _lint_state(args: argparse.Namespace, out: TextIO) -> int:
     from .testing import undeclared_state_keys
 
-    keys = load(args.keys)
+    keys: list[Any] = []
+    for reference in args.keys:
+        loaded = load(reference)
+        if isinstance(loaded, str | bytes) or not isinstance(loaded, Iterable):
+            raise UsageError(
+                f"{reference!r} is a {type(loaded).__name__}, not a collection of keys"
+            )
+        keys.extend(loaded)
     try:
         findings = undeclared_state_keys(args.paths, keys, ignore_prefixes=args.ignore_prefix)
     except (FileNotFoundError, SyntaxError, TypeError) as exc:
@@ -96,7 +125,12 @@ def parser() -> argparse.ArgumentParser:
     checks = lint.add_subparsers(dest="check", required=True)
 
     tools = checks.add_parser("tools", help="check every tool an agent tree shows a model")
-    tools.add_argument("agents", nargs="+", metavar="pkg.module:root_agent")
+    tools.add_argument(
+        "agents",
+        nargs="+",
+        metavar="pkg.module:root_agent",
+        help="an agent, an App, or a function without arguments returning one",
+    )
     tools.add_argument("--bans", metavar="pkg.module:BANS", help="replace the default bans")
     tools.add_argument(
         "--allow-unchecked",
@@ -109,7 +143,14 @@ def parser() -> argparse.ArgumentParser:
 
     state = checks.add_parser("state", help="find literal state keys that are not declared")
     state.add_argument("paths", nargs="+", metavar="PATH")
-    state.add_argument("--keys", required=True, metavar="pkg.module:KEYS")
+    state.add_argument(
+        "--keys",
+        required=True,
+        action="append",
+        metavar="pkg.module:KEYS",
+        help="the declared keys: strings or objects with .name, e.g. a StateKey registry "
+        "(repeatable)",
+    )
     state.add_argument(
         "--ignore-prefix",
         action="append",

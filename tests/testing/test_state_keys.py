@@ -116,3 +116,17 @@ def test_ignored_prefixes_are_not_checked(tmp_path: Path) -> None:
     path = write(tmp_path, 'state["temp:seen"] = 1\nstate["nope"] = 2\n')
     found = undeclared_state_keys([path], KEYS, ignore_prefixes=["temp:"])
     assert [f.key for f in found] == ["nope"]
+
+
+def test_shared_prefix_alone_is_no_suggestion(tmp_path: Path) -> None:
+    """An unrelated key under the same user: prefix gets no suggestion."""
+    path = write(tmp_path, 'state["user:tenant_id"]\n')
+    (finding,) = undeclared_state_keys([path], KEYS)
+    assert finding.suggestion is None
+
+
+def test_missing_prefix_suggests_the_prefixed_key(tmp_path: Path) -> None:
+    """A key that lost its scope prefix is pointed to its declared, prefixed form."""
+    path = write(tmp_path, 'state["is_manager"]\n')
+    (finding,) = undeclared_state_keys([path], KEYS)
+    assert finding.suggestion == "user:is_manager"

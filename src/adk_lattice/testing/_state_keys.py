@@ -98,15 +98,36 @@ def _called_name(func: ast.expr) -> str | None:
     return None
 
 
-def _normal(key: str) -> str:
-    """Lower snake case, so ``user:isManager`` and ``user:is_manager`` compare equal."""
-    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key).lower().replace("-", "_")
+#: How alike two bare names must be (difflib ratio) for a suggestion.
+_CUTOFF = 0.75
+_PREFIXES = ("app:", "user:", "temp:")
+
+
+def _split(key: str) -> tuple[str, str]:
+    """Split a key into its scope prefix and its bare name in lower snake case.
+
+    ``user:isManager`` gives ``("user:", "is_manager")``, so naming-style slips compare equal.
+    """
+    prefix = next((p for p in _PREFIXES if key.startswith(p)), "")
+    bare = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key[len(prefix) :])
+    return prefix, bare.lower().replace("-", "_")
 
 
 def _suggest(key: str, declared: set[str]) -> str | None:
-    by_normal = {_normal(name): name for name in sorted(declared)}
-    match = difflib.get_close_matches(_normal(key), list(by_normal), n=1, cutoff=0.6)
-    return by_normal[match[0]] if match else None
+    """The declared key whose bare name is nearest, preferring the same scope prefix.
+
+    Bare names are compared so a shared ``user:`` prefix does not make unrelated keys look
+    alike, and a key that lost or changed its prefix still finds its declared form.
+    """
+    prefix, bare = _split(key)
+    best: tuple[float, str] | None = None
+    for name in sorted(declared):
+        other_prefix, other_bare = _split(name)
+        score = difflib.SequenceMatcher(None, bare, other_bare).ratio()
+        score += 0.01 if other_prefix == prefix else 0.0
+        if score >= _CUTOFF and (best is None or score > best[0]):
+            best = (score, name)
+    return best[1] if best else None
 
 
 def _files(paths: Iterable[str | Path]) -> Iterator[Path]:
