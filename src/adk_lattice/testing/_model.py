@@ -131,8 +131,7 @@ class FakeModel(BaseLlm):
     _failures: list[str] = PrivateAttr(default_factory=list)
 
     def __init__(self, script: Sequence[ScriptedResponse] = (), **kwargs: Any) -> None:
-        # BaseLlm declares a narrow __init__; pydantic accepts every declared field.
-        super().__init__(script=list(script), **kwargs)  # type: ignore[call-arg]
+        super().__init__(**{"script": list(script), **kwargs})
 
     @property
     def calls(self) -> int:
