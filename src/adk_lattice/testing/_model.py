@@ -15,6 +15,10 @@ from google.genai import types
 from pydantic import PrivateAttr
 
 
+class ScriptExhaustedError(AssertionError):
+    """A strict :class:`FakeModel` was called more times than its script has turns."""
+
+
 @dataclass(frozen=True, slots=True)
 class FunctionCall:
     """One function call a scripted turn asks for.
@@ -93,10 +97,6 @@ class ScriptedResponse:
 
     def _calls(self) -> list[FunctionCall]:
         return [c if isinstance(c, FunctionCall) else FunctionCall(*c) for c in self.function_calls]
-
-
-class ScriptExhaustedError(AssertionError):
-    """A strict :class:`FakeModel` was called more times than its script has turns."""
 
 
 class FakeModel(BaseLlm):
