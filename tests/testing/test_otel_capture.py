@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import pytest
 from opentelemetry import metrics, trace
 
@@ -42,8 +48,8 @@ def test_metrics_measured_before_capture_are_not_seen() -> None:
         assert [p.value for p in capture.points("lattice.test.count")] == [2]
 
 
-def test_points_accumulate_across_collections() -> None:
-    """points() keeps what earlier collections in the same capture returned."""
+def test_points_are_totals_since_the_capture_began() -> None:
+    """points() reports totals since the capture began, whatever was collected before."""
     counter = metrics.get_meter("t").create_counter("lattice.test.total")
     with capture_metrics() as capture:
         counter.add(1)
@@ -51,3 +57,33 @@ def test_points_accumulate_across_collections() -> None:
         counter.add(3)
         assert sum(p.value for p in capture.points("lattice.test.total")) == 4
         assert "lattice.test.total" in capture.names()
+
+
+SRC = Path(__file__).resolve().parents[2] / "src"
+
+
+def test_captures_attach_to_providers_installed_earlier() -> None:
+    """With SDK providers already global (an app's own), captures attach to them."""
+    script = textwrap.dedent(
+        """
+        from opentelemetry import metrics, trace
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.trace import TracerProvider
+        from adk_lattice.testing import capture_metrics, capture_spans
+
+        trace.set_tracer_provider(TracerProvider())
+        metrics.set_meter_provider(MeterProvider())
+        counter = metrics.get_meter("app").create_counter("app.count")
+        with capture_spans() as spans, capture_metrics() as capture:
+            with trace.get_tracer("app").start_as_current_span("work"):
+                counter.add(2)
+            assert [s.name for s in spans.get_finished_spans()] == ["work"]
+            assert [p.value for p in capture.points("app.count")] == [2]
+        print("ok")
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr

@@ -1,14 +1,14 @@
 """In-memory OpenTelemetry capture for tests, safe with OTel's set-once global providers.
 
-OpenTelemetry lets a process set its global tracer and meter providers once. So one SDK
-provider per kind is installed for the whole process (or an SDK tracer provider already
-installed is reused), and each test attaches its own in-memory exporter or reader view
-for its duration:
+OpenTelemetry lets a process set its global tracer and meter providers once. So the SDK
+providers already installed are reused, or one per kind is installed for the whole
+process, and each capture attaches its own in-memory exporter or reader for its duration:
 
 - spans: a forwarding span processor hands every ended span to the exporter of the
   test that is capturing, and drops spans while none is;
-- metrics: one ``InMemoryMetricReader`` with delta temporality; a capture drains it on
-  start, so each test sees only the measurements made during the test.
+- metrics: an SDK meter provider takes readers at any time, so each capture adds its own
+  ``InMemoryMetricReader`` to the global provider (installed if none is) and removes it
+  at the end, seeing only the measurements made meanwhile.
 """
 
 from __future__ import annotations
@@ -20,20 +20,8 @@ from typing import Any
 
 from opentelemetry import metrics, trace
 from opentelemetry.context import Context
-from opentelemetry.sdk.metrics import (
-    Counter,
-    Histogram,
-    MeterProvider,
-    ObservableCounter,
-    ObservableGauge,
-    ObservableUpDownCounter,
-    UpDownCounter,
-)
-from opentelemetry.sdk.metrics.export import (
-    AggregationTemporality,
-    InMemoryMetricReader,
-    MetricsData,
-)
+from opentelemetry.sdk.metrics import MeterProvider
+from opentelemetry.sdk.metrics.export import InMemoryMetricReader, MetricsData
 from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -59,7 +47,6 @@ class _Forwarder(SpanProcessor):
 
 
 _forwarder: _Forwarder | None = None
-_reader: InMemoryMetricReader | None = None
 
 
 def _install_forwarder() -> _Forwarder:
@@ -83,58 +70,42 @@ def _install_forwarder() -> _Forwarder:
         return _forwarder
 
 
-def _install_reader() -> InMemoryMetricReader:
-    global _reader
+def _meter_provider() -> MeterProvider:
+    """The process's SDK MeterProvider, installing one (without readers) when none is set."""
     with _lock:
-        if _reader is not None:
-            return _reader
-        if isinstance(metrics.get_meter_provider(), MeterProvider):
-            # An SDK MeterProvider takes its readers at construction; none can be added.
+        current = metrics.get_meter_provider()
+        if not isinstance(current, MeterProvider):
+            # Only takes effect while no provider is set; otherwise the check below explains.
+            metrics.set_meter_provider(MeterProvider())
+            current = metrics.get_meter_provider()
+        if not isinstance(current, MeterProvider):
             raise RuntimeError(
-                "a global OpenTelemetry MeterProvider is already installed, so no in-memory "
-                "reader can be attached; capture metrics in a process that does not set one"
+                "the global meter provider is not an OpenTelemetry SDK MeterProvider "
+                f"({type(current).__name__}); metric capture needs one to attach to"
             )
-        # Delta temporality makes each collection hold only what happened since the last
-        # one, which is what lets consecutive tests share one process-wide reader.
-        kinds = (Counter, UpDownCounter, Histogram, ObservableCounter, ObservableUpDownCounter)
-        temporality: dict[type, AggregationTemporality] = dict.fromkeys(
-            kinds, AggregationTemporality.DELTA
-        )
-        temporality[ObservableGauge] = AggregationTemporality.CUMULATIVE
-        reader = InMemoryMetricReader(preferred_temporality=temporality)
-        metrics.set_meter_provider(MeterProvider(metric_readers=[reader]))
-        _reader = reader
-        return reader
+        return current
 
 
 class MetricCapture:
     """The metrics recorded while one capture is active.
 
-    Each :meth:`get_metrics_data` call collects what was measured since the previous call
-    (or since the capture began); :meth:`points` looks across every collection so far.
+    Wraps an ``InMemoryMetricReader`` attached to the process's meter provider for the
+    capture only, so every collection holds the totals since the capture began.
     """
 
     def __init__(self, reader: InMemoryMetricReader) -> None:
         self._reader = reader
-        self._collected: list[MetricsData] = []
 
     def get_metrics_data(self) -> MetricsData | None:
-        """Collect the measurements made since the previous collection."""
-        data = self._reader.get_metrics_data()
-        if data is not None:
-            self._collected.append(data)
-        return data
+        """Collect the totals measured since the capture began."""
+        return self._reader.get_metrics_data()
 
     def names(self) -> set[str]:
-        """The names of every metric measured during the capture (collects first)."""
+        """The names of every metric measured during the capture."""
         return {metric.name for metric in self._metrics()}
 
     def points(self, name: str) -> list[Any]:
-        """Every data point of the metric ``name`` measured during the capture.
-
-        Collects first. Counters and histograms give one delta point per collection and
-        attribute set.
-        """
+        """The data points of the metric ``name``: one per attribute set, totals so far."""
         return [
             point
             for metric in self._metrics()
@@ -143,11 +114,10 @@ class MetricCapture:
         ]
 
     def _metrics(self) -> Iterator[Any]:
-        self.get_metrics_data()
-        for data in self._collected:
-            for resource_metrics in data.resource_metrics:
-                for scope_metrics in resource_metrics.scope_metrics:
-                    yield from scope_metrics.metrics
+        data = self.get_metrics_data()
+        for resource_metrics in data.resource_metrics if data else ():
+            for scope_metrics in resource_metrics.scope_metrics:
+                yield from scope_metrics.metrics
 
 
 @contextmanager
@@ -182,8 +152,13 @@ def capture_metrics() -> Iterator[MetricCapture]:
         A :class:`MetricCapture`.
 
     Raises:
-        RuntimeError: when another SDK ``MeterProvider`` is already the global one.
+        RuntimeError: when the global meter provider is not an SDK ``MeterProvider``.
     """
-    reader = _install_reader()
-    reader.get_metrics_data()  # drop what earlier code measured
-    yield MetricCapture(reader)
+    provider = _meter_provider()
+    # A reader added now sees only what is measured from now on; removed, it sees no more.
+    reader = InMemoryMetricReader()
+    provider.add_metric_reader(reader)
+    try:
+        yield MetricCapture(reader)
+    finally:
+        provider.remove_metric_reader(reader)
