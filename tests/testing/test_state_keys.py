@@ -130,3 +130,22 @@ def test_missing_prefix_suggests_the_prefixed_key(tmp_path: Path) -> None:
     path = write(tmp_path, 'state["is_manager"]\n')
     (finding,) = undeclared_state_keys([path], KEYS)
     assert finding.suggestion == "user:is_manager"
+
+
+def test_statekey_object_used_as_the_key_is_found(tmp_path: Path) -> None:
+    """state[IS_MANAGER] with a StateKey object (not its name) is reported as misuse."""
+    write(tmp_path, 'IS_MANAGER = StateKey("user:is_manager", bool, False, "doc")\n', "keys.py")
+    path = write(tmp_path, "import keys\nok = ctx.state.get(keys.IS_MANAGER)\n", "use.py")
+    (finding,) = undeclared_state_keys([tmp_path], KEYS)
+    assert (finding.path, finding.problem, finding.key) == (path, "object_as_key", "IS_MANAGER")
+    assert str(finding) == (
+        f"{path}:2:20: StateKey IS_MANAGER used as a state key; the key is its name: "
+        "use IS_MANAGER.get(state) or state[IS_MANAGER.name]"
+    )
+
+
+def test_statekey_name_used_as_the_key_is_quiet(tmp_path: Path) -> None:
+    """state[IS_MANAGER.name] and IS_MANAGER.get(state) are the right uses."""
+    write(tmp_path, 'IS_MANAGER = StateKey("user:is_manager", bool, False, "doc")\n', "keys.py")
+    write(tmp_path, "a = ctx.state[IS_MANAGER.name]\nb = IS_MANAGER.get(ctx.state)\n", "use.py")
+    assert undeclared_state_keys([tmp_path], KEYS) == []

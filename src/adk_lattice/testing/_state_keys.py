@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 #: Methods of ``state`` whose first argument is a key.
 _KEY_METHODS = frozenset({"get", "setdefault", "pop", "__getitem__", "__setitem__", "__contains__"})
@@ -26,8 +26,10 @@ class StateKeyFinding:
     Attributes:
         path: the file.
         line, column: where the key literal is (1-based line, 0-based column).
-        key: the undeclared key.
+        key: the undeclared key, or for ``object_as_key`` the StateKey's variable name.
         suggestion: the nearest declared key, or None when none is close.
+        problem: ``undeclared`` (a literal key nobody declared) or ``object_as_key`` (a
+            ``StateKey`` object used as the key itself, which is never the string key).
     """
 
     path: Path
@@ -35,10 +37,17 @@ class StateKeyFinding:
     column: int
     key: str
     suggestion: str | None
+    problem: Literal["undeclared", "object_as_key"] = "undeclared"
 
     def __str__(self) -> str:
+        where = f"{self.path}:{self.line}:{self.column + 1}"
+        if self.problem == "object_as_key":
+            return (
+                f"{where}: StateKey {self.key} used as a state key; the key is its name: "
+                f"use {self.key}.get(state) or state[{self.key}.name]"
+            )
         hint = f" (did you mean {self.suggestion!r}?)" if self.suggestion else ""
-        return f"{self.path}:{self.line}:{self.column + 1}: undeclared state key {self.key!r}{hint}"
+        return f"{where}: undeclared state key {self.key!r}{hint}"
 
 
 def _key_names(keys: Iterable[Any]) -> set[str]:
@@ -66,28 +75,50 @@ def _literal(node: ast.expr | None) -> ast.Constant | None:
     return None
 
 
-def _key_literals(tree: ast.AST) -> Iterator[ast.Constant]:
-    """Every string literal used as a state key in ``tree``."""
+def _key_exprs(tree: ast.AST) -> Iterator[ast.expr]:
+    """Every expression used as a key of ``state`` in ``tree``."""
     for node in ast.walk(tree):
-        found: list[ast.Constant | None] = []
         if isinstance(node, ast.Subscript) and _is_state(node.value):
-            found.append(_literal(node.slice))
+            yield node.slice
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             owner, method = node.func.value, node.func.attr
             if _is_state(owner) and method in _KEY_METHODS and node.args:
-                found.append(_literal(node.args[0]))
+                yield node.args[0]
             elif _is_state(owner) and method == "update" and node.args:
                 mapping = node.args[0]
-                keys = mapping.keys if isinstance(mapping, ast.Dict) else []
-                found += [_literal(k) for k in keys]
-        elif isinstance(node, ast.Compare) and len(node.ops) == 1:
-            if isinstance(node.ops[0], ast.In | ast.NotIn) and _is_state(node.comparators[0]):
-                found.append(_literal(node.left))
-        elif isinstance(node, ast.Call) and _called_name(node.func) == "StateKey" and node.args:
-            # A StateKey made with a literal name outside the declared set is a key the
-            # registry does not know: the same drift, one step removed.
-            found.append(_literal(node.args[0]))
-        yield from (c for c in found if c is not None)
+                if isinstance(mapping, ast.Dict):
+                    yield from (k for k in mapping.keys if k is not None)
+        elif isinstance(node, ast.Compare) and _is_membership_in_state(node):
+            yield node.left
+
+
+def _is_membership_in_state(node: ast.Compare) -> bool:
+    """``"k" in state`` or ``"k" not in ctx.state``."""
+    single = len(node.ops) == 1 and isinstance(node.ops[0], ast.In | ast.NotIn)
+    return single and _is_state(node.comparators[0])
+
+
+def _statekey_calls(tree: ast.AST) -> Iterator[ast.Call]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called_name(node.func) == "StateKey" and node.args:
+            yield node
+
+
+def _statekey_names(tree: ast.AST) -> set[str]:
+    """Names bound to a ``StateKey(...)``: ``IS_MANAGER = StateKey("user:is_manager", ...)``."""
+    names: set[str] = set()
+    value: ast.expr | None
+    targets: list[ast.expr]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            value, targets = node.value, node.targets
+        elif isinstance(node, ast.AnnAssign):
+            value, targets = node.value, [node.target]
+        else:
+            continue
+        if isinstance(value, ast.Call) and _called_name(value.func) == "StateKey":
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names
 
 
 def _called_name(func: ast.expr) -> str | None:
@@ -149,7 +180,9 @@ def undeclared_state_keys(
     Finds ``state["k"]`` (read, write, delete), ``state.get("k")``, ``state.setdefault``,
     ``state.pop``, ``state.update({"k": ...})``, ``"k" in state`` and ``StateKey("k", ...)``
     on any ``state`` name or ``.state`` attribute. Keys built at run time (f-strings,
-    variables) are not literals and are not checked.
+    variables) are not literals and are not checked. Also reports a ``StateKey`` object
+    used as the key itself (``state[IS_MANAGER]``): the session never holds that key, so
+    the read always misses.
 
     Args:
         paths: files and directories (searched recursively for ``*.py``).
@@ -167,10 +200,21 @@ def undeclared_state_keys(
     """
     declared = _key_names(keys)
     ignored = tuple(ignore_prefixes)
+    trees = [
+        (path, ast.parse(path.read_text(encoding="utf-8"), filename=str(path)))
+        for path in _files(paths)
+    ]
+    objects = set().union(*(_statekey_names(tree) for _, tree in trees))
     findings: list[StateKeyFinding] = []
-    for path in _files(paths):
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        for literal in _key_literals(tree):
+    for path, tree in trees:
+        literals = [_literal(call.args[0]) for call in _statekey_calls(tree)]
+        for expr in _key_exprs(tree):
+            literals.append(_literal(expr))
+            name = _called_name(expr)  # a bare or dotted name, e.g. IS_MANAGER, keys.TENANT
+            if name in objects:
+                where = (expr.lineno, expr.col_offset)
+                findings.append(StateKeyFinding(path, *where, str(name), None, "object_as_key"))
+        for literal in filter(None, literals):
             key = str(literal.value)
             if key not in declared and not key.startswith(ignored):
                 where = (literal.lineno, literal.col_offset)
