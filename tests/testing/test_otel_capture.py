@@ -87,3 +87,40 @@ def test_captures_attach_to_providers_installed_earlier() -> None:
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
     )
     assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr
+
+
+def test_exporter_keeps_its_spans_after_the_block() -> None:
+    """The exporter still holds the captured spans after the capture ends."""
+    with capture_spans() as exporter, trace.get_tracer("t").start_as_current_span("kept"):
+        pass
+    assert [s.name for s in exporter.get_finished_spans()] == ["kept"]
+
+
+def test_capture_follows_a_replaced_tracer_provider() -> None:
+    """Spans from a provider installed later, and from tracers of the first, are captured."""
+    script = textwrap.dedent(
+        """
+        from opentelemetry import trace
+        from opentelemetry.sdk.trace import TracerProvider
+        from opentelemetry.util._once import Once
+        from adk_lattice.testing import capture_spans
+
+        early = trace.get_tracer("early")
+        with capture_spans(), early.start_as_current_span("bind"):
+            pass  # first use binds it to the first provider for good, as ADK's tracer is
+        trace._TRACER_PROVIDER_SET_ONCE = Once()  # what a replace=True install does
+        trace.set_tracer_provider(TracerProvider())
+        with capture_spans() as spans:
+            with trace.get_tracer("late").start_as_current_span("late"):
+                pass
+            with early.start_as_current_span("early"):
+                pass
+        assert sorted(s.name for s in spans.get_finished_spans()) == ["early", "late"]
+        print("ok")
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, check=False
+    )
+    assert (done.returncode, done.stdout.strip()) == (0, "ok"), done.stderr

@@ -4,8 +4,8 @@ OpenTelemetry lets a process set its global tracer and meter providers once. So 
 providers already installed are reused, or one per kind is installed for the whole
 process, and each capture attaches its own in-memory exporter or reader for its duration:
 
-- spans: a forwarding span processor hands every ended span to the exporter of the
-  test that is capturing, and drops spans while none is;
+- spans: a forwarding span processor on the provider hands every ended span to the
+  exporter of the capture that is active, and drops spans while none is;
 - metrics: an SDK meter provider takes readers at any time, so each capture adds its own
   ``InMemoryMetricReader`` to the global provider (installed if none is) and removes it
   at the end, seeing only the measurements made meanwhile.
@@ -30,44 +30,42 @@ _lock = threading.Lock()
 
 
 class _Forwarder(SpanProcessor):
-    """Hands ended spans to the capturing test's processor; does nothing between tests."""
-
-    def __init__(self) -> None:
-        self.target: SpanProcessor | None = None
+    """Hands spans to the active capture's processor; does nothing between captures."""
 
     def on_start(self, span: Span, parent_context: Context | None = None) -> None:
-        target = self.target
+        target = _target
         if target is not None:
             target.on_start(span, parent_context)
 
     def on_end(self, span: ReadableSpan) -> None:
-        target = self.target
+        target = _target
         if target is not None:
             target.on_end(span)
 
 
-_forwarder: _Forwarder | None = None
+#: The active capture's processor, shared by every forwarder.
+_target: SpanProcessor | None = None
+#: The tracer providers a forwarder is attached to. A provider replaced later keeps its
+#: forwarder: tracers obtained earlier (ADK's among them) still export through it.
+_attached: list[TracerProvider] = []
 
 
-def _install_forwarder() -> _Forwarder:
-    global _forwarder
+def _attach_forwarder() -> None:
+    """Make sure the global tracer provider (installed if none is) has a forwarder."""
     with _lock:
-        if _forwarder is not None:
-            return _forwarder
         provider = trace.get_tracer_provider()
         if not isinstance(provider, TracerProvider):
-            provider = TracerProvider()
-            trace.set_tracer_provider(provider)
-            # set_tracer_provider only warns when a provider was set concurrently: re-read.
+            trace.set_tracer_provider(TracerProvider())
+            # Only takes effect while no provider is set; otherwise the check below explains.
             provider = trace.get_tracer_provider()
         if not isinstance(provider, TracerProvider):
             raise RuntimeError(
                 "the global tracer provider is not an OpenTelemetry SDK TracerProvider "
                 f"({type(provider).__name__}); span capture needs one to attach to"
             )
-        _forwarder = _Forwarder()
-        provider.add_span_processor(_forwarder)
-        return _forwarder
+        if not any(known is provider for known in _attached):
+            provider.add_span_processor(_Forwarder())
+            _attached.append(provider)
 
 
 def _meter_provider() -> MeterProvider:
@@ -131,17 +129,17 @@ def capture_spans() -> Iterator[InMemorySpanExporter]:
         RuntimeError: when a capture is already active, or the global tracer provider is
             not an SDK ``TracerProvider``.
     """
-    forwarder = _install_forwarder()
+    global _target
+    _attach_forwarder()
     exporter = InMemorySpanExporter()
     with _lock:
-        if forwarder.target is not None:
+        if _target is not None:
             raise RuntimeError("a span capture is already active; captures cannot nest")
-        forwarder.target = SimpleSpanProcessor(exporter)
+        _target = SimpleSpanProcessor(exporter)
     try:
         yield exporter
     finally:
-        forwarder.target = None
-        exporter.clear()
+        _target = None
 
 
 @contextmanager
