@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.apps import App
 from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
@@ -110,3 +111,15 @@ def test_custom_bans_apply() -> None:
     assert tool_findings(root, bans=[Ban("charge", "test ban")]) == [
         "root/lookup_charge: banned phrase 'charge': test ban"
     ]
+
+
+def test_an_app_is_walked_through_its_root_agent() -> None:
+    """Passing an App checks its root agent's tree."""
+    app = App(name="shop", root_agent=agent("root", mark_done))
+    assert any(f.startswith("root/mark_done") for f in tool_findings(app))
+
+
+def test_a_non_agent_root_is_a_type_error() -> None:
+    """Something that is neither an agent nor an App is a TypeError, not a crash."""
+    with pytest.raises(TypeError, match="expected an agent"):
+        tool_findings(42)  # type: ignore[arg-type]

@@ -6,6 +6,7 @@ from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
+from google.adk.apps import App
 from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
@@ -59,7 +60,7 @@ def _agents(root: BaseAgent) -> Iterator[BaseAgent]:
 
 
 def tool_findings(
-    root: BaseAgent,
+    root: BaseAgent | App,
     *,
     bans: Iterable[Ban] = DEFAULT_BANS,
     allow_unchecked: Collection[str] = (),
@@ -73,16 +74,23 @@ def tool_findings(
     to the model as part of ``transfer_to_agent``.
 
     Args:
-        root: the root agent.
+        root: the root agent, or an ``App`` (its root agent is walked).
         bans: the banned phrases (default :data:`DEFAULT_BANS`).
         allow_unchecked: names of tools/toolsets that may go unchecked.
 
     Returns:
         One line per finding, ``agent/tool: message``; empty means clean.
+
+    Raises:
+        TypeError: when ``root`` is neither an agent nor an App with a root agent.
     """
+    start = root.root_agent if isinstance(root, App) else root
+    if not isinstance(start, BaseAgent):
+        # A Workflow root holds its agents as graph nodes; pass those agents instead.
+        raise TypeError(f"expected an agent or an App with a root agent, got {start!r:.80}")
     bans = tuple(bans)
     findings: list[str] = []
-    for agent in _agents(root):
+    for agent in _agents(start):
         for tool in _tools_of(agent):
             where = f"{agent.name}/{_name(tool)}"
             if isinstance(tool, BaseToolset):
@@ -123,7 +131,7 @@ def _check_targets(agent: BaseAgent, where: str, bans: tuple[Ban, ...]) -> list[
 
 
 def assert_tools_neutral(
-    root: BaseAgent,
+    root: BaseAgent | App,
     *,
     bans: Iterable[Ban] = DEFAULT_BANS,
     allow_unchecked: Collection[str] = (),
@@ -131,7 +139,7 @@ def assert_tools_neutral(
     """Fail with every neutrality finding of the agent tree at once.
 
     Args:
-        root: the root agent; sub-agents and AgentTool agents are walked too.
+        root: the root agent or an App; sub-agents and AgentTool agents are walked too.
         bans: the banned phrases (default :data:`DEFAULT_BANS`).
         allow_unchecked: names of tools/toolsets that may go unchecked.
 
