@@ -60,6 +60,7 @@ async def test_per_tool_cap_denies_legibly(ctx: Any) -> None:
     assert out == {
         "status": "denied",
         "reason": "ping may be called at most 1 time(s) per request",
+        "code": "tool_call_limit",
         "policy": "CallLimits",
         "tool": "ping",
     }

@@ -63,6 +63,7 @@ async def test_denies_an_agent_not_listed(ctx: Any) -> None:
     assert out == {
         "status": "denied",
         "reason": "the agent support may not call issue_refund",
+        "code": "agent_not_allowed",
         "policy": "ToolGuard",
         "tool": "issue_refund",
     }

@@ -199,6 +199,18 @@ class Raises:
         raise RuntimeError("bug in handler")
 
 
+class KeepOutcomes:
+    """An observer keeping every outcome it sees (and so every hook context)."""
+
+    name = "KeepOutcomes"
+
+    def __init__(self) -> None:
+        self.outcomes: list[Any] = []
+
+    def observe(self, outcome: Any) -> None:
+        self.outcomes.append(outcome)
+
+
 def meter() -> tuple[MeterProvider, InMemoryMetricReader]:
     """A private meter provider with an in-memory reader."""
     reader = InMemoryMetricReader()

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 from typing import Any
 
 from _telemetry_support import (
     PII,
     BlockAgent,
     DenyRefunds,
+    KeepOutcomes,
     Raises,
     Redact,
     ServeFromCache,
@@ -238,14 +240,17 @@ async def test_no_pii_in_spans_while_redaction_is_on(exporter, metrics) -> None:
 async def test_notes_are_gathered_and_freed(exporter, metrics) -> None:
     """Every note a handler makes during a run is gathered by the end of the run."""
     provider, _ = metrics
+    gc.collect()
+    before = pending_count()
+    kept = KeepOutcomes()  # keeps every context alive, so only gathering can free a note
     root = agent(
         "root", parallel("refund", "refund"), ScriptedResponse.text(f"to {PII}"), tools=[refund]
     )
-    await run(
-        root,
-        Lattice(policy=[DenyRefunds(), Redact()], telemetry=[Telemetry(meter_provider=provider)]),
-    )
-    assert pending_count() == 0
+    telemetry = [Telemetry(meter_provider=provider), kept]
+    await run(root, Lattice(policy=[DenyRefunds(), Redact()], telemetry=telemetry))
+    gc.collect()
+    assert kept.outcomes
+    assert pending_count() == before
 
 
 async def test_no_span_left_open_after_a_transfer(exporter, open_spans, metrics) -> None:
