@@ -45,7 +45,8 @@ def report(ctx: Any, decision: str, policy: str, reason: str) -> None:
         policy: the policy's handler name.
         reason: a short, content-free reason code: never a user value.
     """
-    note(ctx, decision, handler=policy, reason=reason)
+    if ctx is not None:  # no hook context (a direct call): nobody could gather the note
+        note(ctx, decision, handler=policy, reason=reason)
 
 
 def kinds_code(kinds: Iterable[str]) -> str:
