@@ -50,9 +50,10 @@ def test_demo_denies_the_large_refund_for_a_non_manager(
 ) -> None:
     """The non-manager's refund above the limit is denied by ToolGuard's approval rule."""
     output, lines = demo_run
-    assert "DENIED by ToolGuard" in output
+    assert "ToolGuard:rewrite, ToolGuard:deny  (approval_required)" in output
     assert "needs approval" in output
-    assert lines[1]["decisions"] == ["before_tool:ToolGuard"]
+    refund = [t for t in lines[1]["tool_calls"] if t["name"] == "issue_refund"]  # type: ignore[attr-defined]
+    assert [(t["decision"], t["reason"]) for t in refund] == [("deny", "approval_required")]
 
 
 def test_demo_rounds_the_managers_refund_in_place(
@@ -61,14 +62,16 @@ def test_demo_rounds_the_managers_refund_in_place(
     """The manager's refund reaches the tool rounded to cents."""
     output, _ = demo_run
     assert '"amount": 1500.46}' in output
+    assert "ToolGuard:rewrite  (round)" in output
 
 
 def test_demo_caps_the_lookup_with_an_announcement(
     demo_run: tuple[str, list[dict[str, object]]],
 ) -> None:
-    """The 240-item lookup result reaches the model capped and announced."""
-    output, _ = demo_run
-    assert "truncated to 5 of 240 items" in output
+    """The 240-item lookup result is capped, reported on its span and in the audit record."""
+    output, lines = demo_run
+    assert "CapToolResult:rewrite  (truncated)" in output
+    assert lines[0]["policy_actions"][0]["reason"] == "truncated"  # type: ignore[index]
 
 
 def test_demo_blocks_the_inactive_account_before_the_model(
@@ -76,8 +79,9 @@ def test_demo_blocks_the_inactive_account_before_the_model(
 ) -> None:
     """The inactive account's invocation enters one agent and calls no tool."""
     output, lines = demo_run
-    assert "(agent coordinator closed: blocked)" in output
-    assert lines[3]["tools"] == []
+    assert "RequireState:block  (state_required)" in output
+    assert "(closed: blocked)" in output
+    assert (lines[3]["agents"], lines[3]["tool_calls"]) == (["coordinator"], [])
 
 
 def test_demo_shows_the_transfer_closing_the_coordinator(
@@ -85,4 +89,4 @@ def test_demo_shows_the_transfer_closing_the_coordinator(
 ) -> None:
     """After the transfer the tree shows the coordinator closed as transferred."""
     output, _ = demo_run
-    assert "(agent coordinator closed: transferred)" in output
+    assert "· after_agent  (closed: transferred)" in output
