@@ -255,7 +255,8 @@ async def test_no_pii_in_spans_while_redaction_is_on(
     assert PII not in all_strings(exporter.get_finished_spans())
 
 
-async def test_notes_are_gathered_and_freed(exporter, metrics) -> None:
+@REDACTORS
+async def test_notes_are_gathered_and_freed(exporter, metrics, redactor: Callable[[], Any]) -> None:
     """Every note a handler makes during a run is gathered by the end of the run."""
     provider, _ = metrics
     gc.collect()
@@ -265,7 +266,7 @@ async def test_notes_are_gathered_and_freed(exporter, metrics) -> None:
         "root", parallel("refund", "refund"), ScriptedResponse.text(f"to {PII}"), tools=[refund]
     )
     telemetry = [Telemetry(meter_provider=provider), kept]
-    await run(root, Lattice(policy=[DenyRefunds(), Redact()], telemetry=telemetry))
+    await run(root, Lattice(policy=[DenyRefunds(), redactor()], telemetry=telemetry))
     gc.collect()
     assert kept.outcomes
     assert pending_count() == before
