@@ -96,7 +96,7 @@ class InjectionGuard:
     A refusal is a model-role answer; the reason is in its ``custom_metadata["adk_lattice"]``
     (seen by observers in the Outcome) and in ``temp:adk_lattice.denial`` state. For
     telemetry and audit a refusal is noted as ``deny`` and a withheld tool output as
-    ``rewrite``, each with the detector family (``instruction_override``, ``jailbreak``,
+    ``rewrite``, each with the detector family (``instruction_override``, ``jailbreak_framing``,
     ``encoded_payload``..., or a user detector's name) as the reason code.
 
     Args:
