@@ -282,3 +282,9 @@ def test_configure_sets_options_on_objects() -> None:
     hooks, _ = bind(configure(Audit(), name="audit", tools=["x"], on_error="raise"), "handlers")
     bound = hooks["before_tool"]
     assert (bound.name, bound.tools, bound.on_error) == ("audit", frozenset({"x"}), "raise")
+
+
+def test_a_fail_closed_tool_denial_carries_a_code() -> None:
+    """The lattice's own tool denial carries the machine-readable code handler_error."""
+    value = denial("before_tool", "p")
+    assert (value["status"], value["code"], value["policy"]) == ("denied", "handler_error", "p")

@@ -65,6 +65,7 @@ def denial(hook: HookName, name: str) -> Any:
         return {
             "status": "denied",
             "reason": f"the safety check {name!r} could not run, so this call was not allowed",
+            "code": "handler_error",
             "policy": name,
         }
     content = types.Content(role="model", parts=[types.Part(text=DENIAL_TEXT)])

@@ -19,6 +19,9 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
+from adk_lattice import Outcome
+from adk_lattice._hooks import CONTEXT_ARG
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel
 
 _ids = itertools.count(1)
@@ -45,6 +48,12 @@ async def make_context(
         session=session,
     )
     return Context(inv, function_call_id=function_call_id)
+
+
+def noted(ctx: Any, hook: str) -> list[tuple[str, str | None]]:
+    """What policies noted against ``ctx`` on ``hook`` for telemetry: (decision, reason)."""
+    outcome = Outcome(hook=hook, args={CONTEXT_ARG[hook]: ctx})  # type: ignore[arg-type, index]
+    return [(n.decision, n.reason) for n in notes_of(outcome)]
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from adk_lattice import Lattice
 from adk_lattice.policy import CallLimits
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import run_app
+from .conftest import noted, run_app
 
 
 def ping() -> dict[str, Any]:
@@ -60,6 +60,7 @@ async def test_per_tool_cap_denies_legibly(ctx: Any) -> None:
     assert out == {
         "status": "denied",
         "reason": "ping may be called at most 1 time(s) per request",
+        "code": "tool_call_limit",
         "policy": "CallLimits",
         "tool": "ping",
     }
@@ -91,3 +92,29 @@ async def test_runner_stops_a_tool_loop_and_frees_its_counters() -> None:
     assert [r.get("status") for r in run.responses("ping")] == [None, None, "denied"]
     assert run.texts[-1] == limits.message
     assert limits.open_invocations == 0
+
+
+async def test_a_refused_model_call_is_noted_model_call_limit(ctx: Any) -> None:
+    """The model call past the cap is noted as deny with the code model_call_limit."""
+    limits = CallLimits(max_model_calls=0)
+    c = await ctx()
+    limits.before_model(callback_context=c, llm_request=None)
+    assert noted(c, "before_model") == [("deny", "model_call_limit")]
+
+
+async def test_a_denied_tool_call_is_noted_tool_call_limit(ctx: Any) -> None:
+    """A tool call past the total cap carries and notes the code tool_call_limit."""
+    limits = CallLimits(max_tool_calls=0)
+    c = await ctx(function_call_id="f")
+    out = limits.before_tool(tool=PING, tool_args={}, tool_context=c)
+    assert out["code"] == "tool_call_limit"
+    assert noted(c, "before_tool") == [("deny", "tool_call_limit")]
+
+
+async def test_calls_under_the_caps_are_not_noted(ctx: Any) -> None:
+    """Model and tool calls under their caps leave no note."""
+    limits = CallLimits(max_model_calls=1, max_tool_calls=1)
+    c = await ctx(function_call_id="f")
+    limits.before_model(callback_context=c, llm_request=None)
+    limits.before_tool(tool=PING, tool_args={}, tool_context=c)
+    assert noted(c, "before_tool") == []

@@ -20,7 +20,7 @@ from adk_lattice.policy import CounterStore, MemoryCounter, RateLimit, RedisCoun
 from adk_lattice.state import StateKey
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import run_app, user
+from .conftest import noted, run_app, user
 
 TENANT = StateKey("user:tenant_id", str, "", "The tenant whose rows this user may read.")
 
@@ -221,3 +221,38 @@ async def test_rate_limit_on_redis_is_shared_by_two_instances(redis_url: str, ct
     for store in (a.store, b.store):
         assert isinstance(store, RedisCounter)
         await store.close()
+
+
+async def test_a_refused_model_call_is_noted_rate_limited(ctx: Any) -> None:
+    """Over the limit on before_model is noted as deny rate_limited."""
+    c = await ctx()
+    await RateLimit(0, 60).before_model(callback_context=c, llm_request=None)  # type: ignore[attr-defined]
+    assert noted(c, "before_model") == [("deny", "rate_limited")]
+
+
+async def test_a_denied_tool_call_carries_and_notes_rate_limited(ctx: Any) -> None:
+    """Over the limit on before_tool, the denial carries code rate_limited and is noted."""
+
+    def ping() -> dict[str, Any]:
+        """Ping."""
+        return {}
+
+    c = await ctx()
+    limit = RateLimit(0, 60, hook="before_tool")
+    out = await limit.before_tool(tool=FunctionTool(ping), tool_args={}, tool_context=c)  # type: ignore[attr-defined]
+    assert out["code"] == "rate_limited"
+    assert noted(c, "before_tool") == [("deny", "rate_limited")]
+
+
+async def test_a_stopped_agent_is_noted_as_block_rate_limited(ctx: Any) -> None:
+    """Over the limit on before_agent is noted as block rate_limited."""
+    c = await ctx()
+    await RateLimit(0, 60, hook="before_agent").before_agent(agent=None, callback_context=c)  # type: ignore[attr-defined]
+    assert noted(c, "before_agent") == [("block", "rate_limited")]
+
+
+async def test_a_call_under_the_limit_is_not_noted(ctx: Any) -> None:
+    """A call within the limit leaves no note."""
+    c = await ctx()
+    await RateLimit(1, 60).before_model(callback_context=c, llm_request=None)  # type: ignore[attr-defined]
+    assert noted(c, "before_model") == []

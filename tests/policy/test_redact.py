@@ -12,11 +12,12 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import RedactPII
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import run_app
+from .conftest import noted, run_app
 
 VALUES = {
     "EMAIL": "jane.doe@example.com",
@@ -238,3 +239,86 @@ async def test_model_error_frees_the_stream(ctx: Any) -> None:
     r.after_model(callback_context=c, llm_response=_chunk("partial text"))
     r.on_model_error(callback_context=c, llm_request=None, error=RuntimeError("boom"))
     assert r.open_streams == 0
+
+
+async def test_a_redacted_tool_result_is_noted_with_the_kinds(ctx: Any) -> None:
+    """Values redacted in a tool result are noted as redact with the kinds, sorted."""
+    c = await ctx()
+    result = {"who": "jane.doe@example.com", "from": "10.0.0.1"}
+    RedactPII().after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+    assert noted(c, "after_tool") == [("redact", "email,ip")]
+
+
+async def test_a_withheld_tool_result_is_noted_as_block(ctx: Any) -> None:
+    """A result withheld by the block strategy carries a code and is noted as block."""
+    c = await ctx()
+    result = {"config": "api_key=abcd1234efgh5678", "owner": "jane.doe@example.com"}
+    out = RedactPII(strategies={"SECRET": "block"}).after_tool(
+        tool=None, tool_args={}, tool_context=c, result=result
+    )
+    assert out["code"] == "sensitive_data"
+    assert noted(c, "after_tool") == [("block", "email,secret")]
+
+
+async def test_a_clean_result_is_not_noted(ctx: Any) -> None:
+    """A result without sensitive values leaves no note."""
+    c = await ctx()
+    RedactPII().after_tool(tool=None, tool_args={}, tool_context=c, result={"plan": "pro"})
+    assert noted(c, "after_tool") == []
+
+
+async def test_a_redacted_final_response_is_noted(ctx: Any) -> None:
+    """A final response redacted in place is noted as redact with the kinds."""
+    c = await ctx()
+    final = LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(text="card 4111 1111 1111 1111")])
+    )
+    RedactPII().after_model(callback_context=c, llm_response=final)
+    assert noted(c, "after_model") == [("redact", "card")]
+
+
+async def test_a_clean_final_response_is_not_noted(ctx: Any) -> None:
+    """A final response without sensitive values leaves no note."""
+    c = await ctx()
+    final = LlmResponse(content=types.Content(role="model", parts=[types.Part(text="All done.")]))
+    RedactPII().after_model(callback_context=c, llm_response=final)
+    assert noted(c, "after_model") == []
+
+
+async def test_a_stream_is_noted_once_on_its_final_response(ctx: Any) -> None:
+    """Kinds redacted in partial chunks are noted on the final response, not on each chunk."""
+    r = RedactPII(hold=4)
+    first, last = await ctx(invocation_id="inv-s"), await ctx(invocation_id="inv-s")
+    r.after_model(callback_context=first, llm_response=_chunk("mail jane.doe@example.com now "))
+    final = LlmResponse(content=types.Content(role="model", parts=[types.Part(text="Bye.")]))
+    r.after_model(callback_context=last, llm_response=final)
+    assert noted(first, "after_model") == []
+    assert noted(last, "after_model") == [("redact", "email")]
+
+
+async def test_redacted_input_is_noted(ctx: Any) -> None:
+    """With inputs=True, user text redacted before the model is noted as redact."""
+    c = await ctx()
+    req = LlmRequest(
+        contents=[types.Content(role="user", parts=[types.Part(text="ssn 123-45-6789")])]
+    )
+    RedactPII(inputs=True).before_model(callback_context=c, llm_request=req)
+    assert noted(c, "before_model") == [("redact", "ssn")]
+
+
+async def test_refused_input_is_noted_as_deny(ctx: Any) -> None:
+    """With inputs=True and block, refused user text is noted as deny with the kinds."""
+    c = await ctx()
+    req = LlmRequest(
+        contents=[types.Content(role="user", parts=[types.Part(text="ssn 123-45-6789")])]
+    )
+    r = RedactPII(inputs=True, strategies={"SSN": "block"})
+    out = r.before_model(callback_context=c, llm_request=req)
+    outcome = Outcome(
+        hook="before_model",
+        args={"callback_context": c},
+        value=out,
+        acted_by=r.name,
+        acted_tier="policy",
+    )
+    assert [(n.decision, n.reason) for n in notes_of(outcome)] == [("deny", "ssn")]

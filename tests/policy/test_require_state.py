@@ -13,7 +13,7 @@ from adk_lattice.policy._common import DENIAL_STATE_KEY
 from adk_lattice.state import StateKey, StateKeys
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import run_app
+from .conftest import noted, run_app
 
 ACTIVE = StateKey("user:account_active", bool, False, "The account may use the agent.")
 
@@ -88,3 +88,17 @@ async def test_runner_lets_an_active_account_through() -> None:
     guard = RequireState(ACTIVE, message="inactive")
     run = await run_app(agent, [Lattice(policy=[guard])], "hi", state={"user:account_active": True})
     assert run.texts == ["hello"]
+
+
+async def test_a_stop_is_noted_as_block_state_required(ctx: Any) -> None:
+    """A failed check is noted for telemetry as block with the code state_required."""
+    c = await ctx({"user:account_active": False})
+    RequireState(ACTIVE, message="inactive").before_agent(agent=None, callback_context=c)
+    assert noted(c, "before_agent") == [("block", "state_required")]
+
+
+async def test_a_pass_is_not_noted(ctx: Any) -> None:
+    """A check that holds leaves no note."""
+    c = await ctx({"user:account_active": True})
+    RequireState(ACTIVE, message="inactive").before_agent(agent=None, callback_context=c)
+    assert noted(c, "before_agent") == []

@@ -11,7 +11,7 @@ from adk_lattice import Lattice
 from adk_lattice.policy import CapToolResult, ToolGuard, ToolRule
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import run_app
+from .conftest import noted, run_app
 
 
 async def cap(policy: CapToolResult, result: Any, ctx: Any, **kw: Any) -> Any:
@@ -121,3 +121,41 @@ async def test_runner_skips_a_policy_denial() -> None:
     run = await run_app(agent, [Lattice(policy=[guard, capper])], "orders?")
     assert run.responses("list_orders")[0]["policy"] == "ToolGuard"
     assert capper.counts["skipped_denial"] == 1
+
+
+async def _noted_cap(policy: CapToolResult, result: Any, ctx: Any) -> list[Any]:
+    c = await ctx({}, function_call_id="fc-1")
+    await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+    return noted(c, "after_tool")
+
+
+@pytest.mark.parametrize(
+    ("policy", "result", "code"),
+    [
+        (CapToolResult(max_items=2), {"rows": [1, 2, 3]}, "truncated"),
+        (CapToolResult(strip={"secret"}), {"secret": "x", "ok": 1}, "stripped"),
+        (
+            CapToolResult(max_items=2, strip={"secret"}),
+            {"secret": "x", "rows": [1, 2, 3]},
+            "truncated,stripped",
+        ),
+    ],
+)
+async def test_a_changed_result_is_noted_with_what_was_done(
+    policy: CapToolResult, result: Any, code: str, ctx: Any
+) -> None:
+    """A capped result is noted as rewrite with truncated, stripped, or both."""
+    assert await _noted_cap(policy, result, ctx) == [("rewrite", code)]
+
+
+async def test_an_offloaded_result_is_noted(ctx: Any) -> None:
+    """A result saved as an artifact is noted as rewrite offloaded."""
+    c = await ctx({}, function_call_id="fc-8", artifacts=True)
+    policy = CapToolResult(max_items=None, offload_over=10)
+    await policy.after_tool(tool=None, tool_args={}, tool_context=c, result={"rows": [1, 2, 3]})
+    assert noted(c, "after_tool") == [("rewrite", "offloaded")]
+
+
+async def test_an_untouched_result_is_not_noted(ctx: Any) -> None:
+    """A result within every cap leaves no note."""
+    assert await _noted_cap(CapToolResult(max_items=5), {"rows": [1, 2]}, ctx) == []

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.tools.function_tool import FunctionTool
+from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.genai import types
 from pydantic import BaseModel
 
@@ -16,7 +17,7 @@ from adk_lattice.policy import Approval, Clamp, InjectState, Round, ToolGuard, T
 from adk_lattice.state import StateKey
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import run_app
+from .conftest import noted, run_app
 
 IS_MANAGER = StateKey("user:is_manager", bool, False, "May approve refunds over the limit.")
 TENANT = StateKey("user:tenant_id", str, "", "The tenant whose rows this user may read.")
@@ -63,6 +64,7 @@ async def test_denies_an_agent_not_listed(ctx: Any) -> None:
     assert out == {
         "status": "denied",
         "reason": "the agent support may not call issue_refund",
+        "code": "agent_not_allowed",
         "policy": "ToolGuard",
         "tool": "issue_refund",
     }
@@ -287,3 +289,111 @@ async def test_default_rule_applies_hygiene_to_tools_without_a_rule(ctx: Any) ->
     g = ToolGuard({}, default=ToolRule())
     out = await call(g, {"charge_id": "c1", "amount": math.inf}, ctx)
     assert out["reason"] == "amount must be a finite number"
+
+
+async def _noted_call(g: ToolGuard, args: Any, ctx: Any, **state: Any) -> tuple[Any, Any]:
+    c = await ctx(state, function_call_id="fc-1", agent_name=state.pop("_agent", "billing"))
+    out = g.before_tool(tool=TOOL, tool_args=args, tool_context=c)
+    return out, noted(c, "before_tool")
+
+
+class Refund(BaseModel):
+    charge_id: str
+    amount: float
+
+
+@pytest.mark.parametrize(
+    ("g", "args", "state", "code"),
+    [
+        (ToolGuard({}, unknown="deny"), {"charge_id": "c"}, {}, "unknown_tool"),
+        (guard(agents={"refunds"}), {"charge_id": "c", "amount": 1}, {}, "agent_not_allowed"),
+        (guard(), {"charge_id": "c", "amount": math.nan}, {}, "hygiene"),
+        (guard(), ["not", "an", "object"], {}, "hygiene"),
+        (guard(schema=REFUND_SCHEMA), {"charge_id": "c", "amount": -1}, {}, "schema"),
+        (guard(model=Refund), {"charge_id": "c", "amount": "1"}, {}, "model"),
+        (guard(checks=[lambda a: "no"]), {"charge_id": "c", "amount": 1}, {}, "check"),
+        (
+            guard(rewrites=[InjectState("tenant", TENANT)]),
+            {"charge_id": "c", "amount": 1},
+            {},
+            "inject_state",
+        ),
+        (
+            guard(approval=Approval(("amount", 100), role=IS_MANAGER)),
+            {"charge_id": "c", "amount": 250},
+            {},
+            "approval_required",
+        ),
+    ],
+)
+async def test_each_denial_carries_and_notes_its_code(
+    g: ToolGuard, args: Any, state: dict[str, Any], code: str, ctx: Any
+) -> None:
+    """A denial dict carries a content-free code and is noted as deny with that code."""
+    out, notes = await _noted_call(g, args, ctx, **state)
+    assert out["code"] == code
+    assert notes == [("deny", code)]
+
+
+async def test_an_allowed_call_notes_nothing(ctx: Any) -> None:
+    """A call allowed unchanged leaves no note."""
+    out, notes = await _noted_call(
+        guard(schema=REFUND_SCHEMA), {"charge_id": "c", "amount": 1.5}, ctx
+    )
+    assert (out, notes) == (None, [])
+
+
+async def test_a_rewrite_that_changes_a_value_is_noted(ctx: Any) -> None:
+    """Rounding 10.456 to 10.46 is noted as rewrite round."""
+    args = {"charge_id": "c", "amount": 10.456}
+    out, notes = await _noted_call(guard(rewrites=[Round("amount", 2)]), args, ctx)
+    assert out is None
+    assert notes == [("rewrite", "round")]
+
+
+async def test_a_rewrite_that_changes_nothing_is_not_noted(ctx: Any) -> None:
+    """Rounding a value that is already rounded, or clamping one in range, leaves no note."""
+    g = guard(rewrites=[Clamp("amount", 0, 500), Round("amount", 2)])
+    _, notes = await _noted_call(g, {"charge_id": "c", "amount": 10.5}, ctx)
+    assert notes == []
+
+
+async def test_an_injected_value_equal_to_the_asked_one_is_not_noted(ctx: Any) -> None:
+    """InjectState writing the value the model already chose leaves no note."""
+    g = guard(rewrites=[InjectState("tenant", TENANT)])
+    args = {"charge_id": "c", "amount": 1, "tenant": "acme"}
+    _, notes = await _noted_call(g, args, ctx, **{"user:tenant_id": "acme"})
+    assert notes == []
+
+
+async def test_several_rewrites_are_noted_once_in_order(ctx: Any) -> None:
+    """Clamp and InjectState that both change a value are one rewrite note: clamp,inject_state."""
+    g = guard(rewrites=[Clamp("amount", 0, 500), InjectState("tenant", TENANT)])
+    args = {"charge_id": "c", "amount": 900, "tenant": "globex"}
+    _, notes = await _noted_call(g, args, ctx, **{"user:tenant_id": "acme"})
+    assert notes == [("rewrite", "clamp,inject_state")]
+
+
+async def test_a_rewrite_before_a_denial_is_noted_first(ctx: Any) -> None:
+    """A value rounded and then refused by the schema is noted rewrite, then deny."""
+    g = guard(rewrites=[Round("amount", 2)], schema=REFUND_SCHEMA)
+    _, notes = await _noted_call(g, {"charge_id": "c" * 100, "amount": 1.234}, ctx)
+    assert notes == [("rewrite", "round"), ("deny", "schema")]
+
+
+async def test_a_pending_approval_is_noted_as_defer_with_its_code(ctx: Any) -> None:
+    """A call waiting for a person carries code approval_required and is noted as defer."""
+    g = guard(approval=Approval(("amount", 100), confirm=True))
+    out, notes = await _noted_call(g, {"charge_id": "c", "amount": 250}, ctx)
+    assert (out["status"], out["code"]) == ("pending_approval", "approval_required")
+    assert notes == [("defer", "approval_required")]
+
+
+async def test_a_rejection_by_the_approver_is_noted_with_its_code(ctx: Any) -> None:
+    """A confirmation the person rejected is a denial coded rejected_by_approver."""
+    g = guard(approval=Approval(("amount", 100), confirm=True))
+    c = await ctx({}, function_call_id="fc-1")
+    c.tool_confirmation = ToolConfirmation(confirmed=False)
+    out = g.before_tool(tool=TOOL, tool_args={"charge_id": "c", "amount": 250}, tool_context=c)
+    assert out["code"] == "rejected_by_approver"
+    assert noted(c, "before_tool") == [("deny", "rejected_by_approver")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.models.llm_request import LlmRequest
@@ -11,7 +13,7 @@ from adk_lattice import Lattice
 from adk_lattice.policy import TrimContext
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import run_app, user
+from .conftest import noted, run_app, user
 
 
 def text(role: str, s: str) -> types.Content:
@@ -137,3 +139,21 @@ async def test_runner_model_sees_only_the_budgeted_turns() -> None:
     await run.send(user("third"))
     seen = [c.parts[0].text for c in model.requests[2].contents]
     assert seen == ["second", "answer 1", "third"]
+
+
+async def test_a_trimmed_request_is_noted(ctx: Any) -> None:
+    """Dropping turns is noted as rewrite trimmed."""
+    c = await ctx()
+    TrimContext(max_turns=1).before_model(
+        callback_context=c, llm_request=LlmRequest(contents=history())
+    )
+    assert noted(c, "before_model") == [("rewrite", "trimmed")]
+
+
+async def test_a_request_within_budget_is_not_noted(ctx: Any) -> None:
+    """A request left as it is leaves no note."""
+    c = await ctx()
+    TrimContext(max_turns=5).before_model(
+        callback_context=c, llm_request=LlmRequest(contents=history())
+    )
+    assert noted(c, "before_model") == []

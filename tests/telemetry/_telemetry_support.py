@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.agents import LlmAgent
+from google.adk.agents.run_config import RunConfig
 from google.adk.apps import App
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
@@ -51,7 +52,12 @@ class Result:
 
 
 async def run(
-    root: LlmAgent, lattice: Lattice, text: str = "hello", *, user_id: str = "u1"
+    root: LlmAgent,
+    lattice: Lattice,
+    text: str = "hello",
+    *,
+    user_id: str = "u1",
+    run_config: RunConfig | None = None,
 ) -> Result:
     """Run one turn through a real Runner; an error the run raises is kept, not raised."""
     app = App(name="app", root_agent=root, plugins=[lattice])
@@ -61,7 +67,7 @@ async def run(
     result = Result()
     try:
         async for event in runner.run_async(
-            user_id=user_id, session_id=session.id, new_message=message
+            user_id=user_id, session_id=session.id, new_message=message, run_config=run_config
         ):
             result.events.append(event)
     except Exception as exc:
@@ -197,6 +203,18 @@ class Raises:
 
     def before_model(self, *, callback_context: Any, llm_request: Any) -> Any:
         raise RuntimeError("bug in handler")
+
+
+class KeepOutcomes:
+    """An observer keeping every outcome it sees (and so every hook context)."""
+
+    name = "KeepOutcomes"
+
+    def __init__(self) -> None:
+        self.outcomes: list[Any] = []
+
+    def observe(self, outcome: Any) -> None:
+        self.outcomes.append(outcome)
 
 
 def meter() -> tuple[MeterProvider, InMemoryMetricReader]:

@@ -6,6 +6,7 @@ import asyncio
 import json
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,7 @@ from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 from adk_lattice import Lattice
+from adk_lattice.policy import RedactPII
 from adk_lattice.telemetry import AuditLog, JsonlSink
 from adk_lattice.testing import ScriptedResponse
 
@@ -88,7 +90,8 @@ async def test_record_counts_cache_hits_without_tokens() -> None:
     assert records[0]["model_calls"]["input_tokens"] == 0
 
 
-async def test_record_lists_policy_actions() -> None:
+@pytest.mark.parametrize("redactor", [Redact, RedactPII])
+async def test_record_lists_policy_actions(redactor: Callable[[], Any]) -> None:
     """Policy denials and redactions are listed as policy actions, allows are not."""
     audit, records = _audit()
     root = agent(
@@ -97,13 +100,14 @@ async def test_record_lists_policy_actions() -> None:
         ScriptedResponse.text(f"to {PII}"),
         tools=[lookup, refund],
     )
-    await run(root, Lattice(policy=[DenyRefunds(), Redact()], telemetry=[audit]))
+    policy = redactor()
+    await run(root, Lattice(policy=[DenyRefunds(), policy], telemetry=[audit]))
     actions = [
         (a["hook"], a["handler"], a["decision"], a["reason"]) for a in records[0]["policy_actions"]
     ]
     assert actions == [
         ("before_tool", "DenyRefunds", "deny", "role"),
-        ("after_model", "Redact", "redact", "email"),
+        ("after_model", policy.name, "redact", "email"),
     ]
 
 
@@ -254,12 +258,17 @@ async def test_records_hold_no_content_by_default() -> None:
     assert "12.5" not in text
 
 
-async def test_captured_content_is_after_policy() -> None:
+@pytest.mark.parametrize(
+    ("redactor", "delivered"), [(Redact, "Mail [email]"), (RedactPII, "Mail [REDACTED:EMAIL]")]
+)
+async def test_captured_content_is_after_policy(
+    redactor: Callable[[], Any], delivered: str
+) -> None:
     """With capture_content the record holds the redacted response, never the raw value."""
     audit, records = _audit(capture_content=True)
     root = agent("root", ScriptedResponse.text(f"Mail {PII}"))
-    await run(root, Lattice(policy=[Redact()], telemetry=[audit]), f"I am {PII}")
-    assert records[0]["responses"] == ["Mail [email]"]
+    await run(root, Lattice(policy=[redactor()], telemetry=[audit]), f"I am {PII}")
+    assert records[0]["responses"] == [delivered]
     assert PII not in json.dumps(records)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -15,6 +16,12 @@ from adk_lattice.telemetry._notes import _MAX_PENDING, pending_count
 
 class Ctx:
     """Stands in for a hook's context object (only its identity matters)."""
+
+
+class Slotted:
+    """A context object that cannot be weakly referenced."""
+
+    __slots__ = ()
 
 
 def _outcome(hook: str, *steps: Step, ctx: Any = None, **kwargs: Any) -> Outcome:
@@ -36,11 +43,13 @@ def test_note_rejects_an_unknown_decision() -> None:
 
 def test_note_on_a_context_reaches_the_outcome_of_that_context() -> None:
     """A note made against a context is gathered by the outcome whose args hold it."""
+    gc.collect()
+    before = pending_count()
     ctx = Ctx()
     note(ctx, "redact", handler="Redact", reason="email")
     outcome = _outcome("after_model", Step("Redact", "policy", "pass", 0.0), ctx=ctx)
     assert notes_of(outcome) == [Note("Redact", "redact", "email")]
-    assert pending_count() == 0
+    assert pending_count() == before
 
 
 def test_notes_of_an_other_context_are_not_gathered() -> None:
@@ -144,3 +153,58 @@ def test_a_note_replaces_the_inferred_decision_of_its_handler() -> None:
     note(ctx, "cache_skip", handler="RC", reason="streaming")
     outcome = _outcome("before_model", Step("RC", "cache", "pass", 0.0), ctx=ctx)
     assert _pairs(outcome) == [("RC", "cache_skip", "streaming")]
+
+
+def test_a_decider_note_wins_over_the_marks_on_its_response() -> None:
+    """A handler that noted its refusal is not counted again from its response metadata."""
+    ctx = Ctx()
+    note(ctx, "deny", handler="Guard", reason="jailbreak")
+    served = LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(text="x")]),
+        custom_metadata={"adk_lattice": {"denied_by": "Guard", "reason": "prompt_injection"}},
+    )
+    step = Step("Guard", "policy", "act", 0.0)
+    outcome = _outcome(
+        "before_model", step, ctx=ctx, value=served, acted_by="Guard", acted_tier="policy"
+    )
+    assert _pairs(outcome) == [("Guard", "deny", "jailbreak")]
+
+
+def test_notes_of_a_context_that_died_are_freed() -> None:
+    """Notes nobody gathered are dropped when their context is garbage collected."""
+    gc.collect()
+    before = pending_count()
+    ctx = Ctx()
+    note(ctx, "redact", handler="Redact", reason="email")
+    assert pending_count() == before + 1
+    del ctx
+    gc.collect()
+    assert pending_count() == before
+
+
+def test_a_context_that_cannot_be_weakly_referenced_is_still_gathered() -> None:
+    """A context without weak-reference support keeps its notes until they are gathered."""
+    ctx = Slotted()
+    note(ctx, "deny", handler="Guard", reason="schema")
+    assert notes_of(_outcome("before_tool", ctx=ctx)) == [Note("Guard", "deny", "schema")]
+
+
+@pytest.mark.parametrize(
+    ("value", "reason"),
+    [
+        (
+            {"status": "denied", "reason": "over 100", "code": "over_limit", "policy": "G"},
+            "over_limit",
+        ),
+        ({"status": "denied", "reason": "over 100", "policy": "G"}, None),
+    ],
+)
+def test_an_inferred_tool_denial_takes_its_code_as_reason(
+    value: dict[str, Any], reason: str | None
+) -> None:
+    """An unnoted tool denial's reason is its machine-readable code, never the human text."""
+    step = Step("G", "policy", "act", 0.0)
+    outcome = _outcome(
+        "before_tool", step, ctx=Ctx(), value=value, acted_by="G", acted_tier="policy"
+    )
+    assert _pairs(outcome) == [("G", "deny", reason)]

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+from collections.abc import Callable
 from typing import Any
 
+import pytest
 from _telemetry_support import (
     PII,
     BlockAgent,
     DenyRefunds,
+    KeepOutcomes,
     Raises,
     Redact,
     ServeFromCache,
@@ -27,9 +31,13 @@ from google.adk.tools.agent_tool import AgentTool
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from adk_lattice import Lattice
+from adk_lattice.policy import RedactPII
 from adk_lattice.telemetry import Telemetry
 from adk_lattice.telemetry._notes import pending_count
 from adk_lattice.testing import ScriptedResponse
+
+#: The stand-in redactor and the library's own.
+REDACTORS = pytest.mark.parametrize("redactor", [Redact, RedactPII])
 
 
 def _span(exporter: InMemorySpanExporter, name: str) -> Any:
@@ -146,11 +154,14 @@ async def test_handler_duration_is_a_histogram_in_seconds(exporter, metrics) -> 
     assert 0 <= point.sum < 1
 
 
-async def test_metric_attributes_carry_no_identity_or_content(exporter, metrics) -> None:
+@REDACTORS
+async def test_metric_attributes_carry_no_identity_or_content(
+    exporter, metrics, redactor: Callable[[], Any]
+) -> None:
     """Metric attributes hold hook, handler, tier, outcome, decision only: no user or text."""
     provider, reader = metrics
     lattice = Lattice(
-        policy=[DenyRefunds(), Redact()], telemetry=[Telemetry(meter_provider=provider)]
+        policy=[DenyRefunds(), redactor()], telemetry=[Telemetry(meter_provider=provider)]
     )
     root = agent(
         "root",
@@ -213,39 +224,52 @@ async def test_content_is_not_captured_by_default(exporter, metrics) -> None:
     assert "tell me" not in text
 
 
-async def test_captured_content_is_after_output_policy(exporter, metrics) -> None:
+@pytest.mark.parametrize(
+    ("redactor", "delivered"),
+    [(Redact, "Write to [email] now"), (RedactPII, "Write to [REDACTED:EMAIL] now")],
+)
+async def test_captured_content_is_after_output_policy(
+    exporter, metrics, redactor: Callable[[], Any], delivered: str
+) -> None:
     """With capture_content the delivered, redacted text is recorded, never the raw value."""
     provider, _ = metrics
     root = agent("root", ScriptedResponse.text(f"Write to {PII} now"))
     telemetry = Telemetry(meter_provider=provider, capture_content=True)
-    await run(root, Lattice(policy=[Redact()], telemetry=[telemetry]), f"I am {PII}")
+    await run(root, Lattice(policy=[redactor()], telemetry=[telemetry]), f"I am {PII}")
     text = all_strings(exporter.get_finished_spans())
-    assert "Write to [email] now" in text
+    assert delivered in text
     assert PII not in text
 
 
-async def test_no_pii_in_spans_while_redaction_is_on(exporter, metrics) -> None:
+@REDACTORS
+async def test_no_pii_in_spans_while_redaction_is_on(
+    exporter, metrics, redactor: Callable[[], Any]
+) -> None:
     """With an output redactor on, no span (ADK's or ours) carries the PII value."""
     provider, _ = metrics
     root = agent(
         "root", parallel("lookup"), ScriptedResponse.text(f"Your mail is {PII}"), tools=[lookup]
     )
     telemetry = Telemetry(meter_provider=provider, capture_content=True, all_events=True)
-    await run(root, Lattice(policy=[Redact()], telemetry=[telemetry]), f"my mail is {PII}")
+    await run(root, Lattice(policy=[redactor()], telemetry=[telemetry]), f"my mail is {PII}")
     assert PII not in all_strings(exporter.get_finished_spans())
 
 
-async def test_notes_are_gathered_and_freed(exporter, metrics) -> None:
+@REDACTORS
+async def test_notes_are_gathered_and_freed(exporter, metrics, redactor: Callable[[], Any]) -> None:
     """Every note a handler makes during a run is gathered by the end of the run."""
     provider, _ = metrics
+    gc.collect()
+    before = pending_count()
+    kept = KeepOutcomes()  # keeps every context alive, so only gathering can free a note
     root = agent(
         "root", parallel("refund", "refund"), ScriptedResponse.text(f"to {PII}"), tools=[refund]
     )
-    await run(
-        root,
-        Lattice(policy=[DenyRefunds(), Redact()], telemetry=[Telemetry(meter_provider=provider)]),
-    )
-    assert pending_count() == 0
+    telemetry = [Telemetry(meter_provider=provider), kept]
+    await run(root, Lattice(policy=[DenyRefunds(), redactor()], telemetry=telemetry))
+    gc.collect()
+    assert kept.outcomes
+    assert pending_count() == before
 
 
 async def test_no_span_left_open_after_a_transfer(exporter, open_spans, metrics) -> None:

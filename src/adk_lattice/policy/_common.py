@@ -5,11 +5,13 @@ from __future__ import annotations
 import contextlib
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Final, Generic, TypeVar
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
+
+from ..telemetry import note
 
 #: The ``custom_metadata`` key under which a refusal says who refused and why.
 META_KEY: Final = "adk_lattice"
@@ -19,9 +21,37 @@ DENIAL_STATE_KEY: Final = "temp:adk_lattice.denial"
 V = TypeVar("V")
 
 
-def tool_denial(policy: str, reason: str, **extra: Any) -> dict[str, Any]:
-    """A tool result a model can explain: ``{"status": "denied", "reason": ..., "policy": ...}``."""
-    return {"status": "denied", "reason": reason, "policy": policy, **extra}
+def tool_denial(policy: str, reason: str, code: str, **extra: Any) -> dict[str, Any]:
+    """A tool result a model can explain, with a code a program can read.
+
+    Args:
+        policy: the denying policy's name.
+        reason: what the model (and the user) read; may name fields, never raw values.
+        code: a short, content-free reason code (``schema``, ``tool_call_limit``...).
+        extra: more fields (``tool``...).
+
+    Returns:
+        ``{"status": "denied", "reason": ..., "code": ..., "policy": ..., **extra}``.
+    """
+    return {"status": "denied", "reason": reason, "code": code, "policy": policy, **extra}
+
+
+def report(ctx: Any, decision: str, policy: str, reason: str) -> None:
+    """Tell telemetry and audit what a policy decided on the hook whose context is ``ctx``.
+
+    Args:
+        ctx: the hook's context argument (``callback_context`` or ``tool_context``).
+        decision: a decision name (``deny``, ``block``, ``rewrite``, ``redact``, ``defer``).
+        policy: the policy's handler name.
+        reason: a short, content-free reason code: never a user value.
+    """
+    if ctx is not None:  # no hook context (a direct call): nobody could gather the note
+        note(ctx, decision, handler=policy, reason=reason)
+
+
+def kinds_code(kinds: Iterable[str]) -> str:
+    """The kinds found as one content-free reason code: ``card,email`` (sorted, lower case)."""
+    return ",".join(sorted({k.lower() for k in kinds}))
 
 
 def model_content(text: str) -> types.Content:

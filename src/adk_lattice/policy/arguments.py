@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import jsonschema  # type: ignore[import-untyped]
 from pydantic import BaseModel, ValidationError
@@ -120,6 +120,9 @@ def run_check(check: Check, args: Mapping[str, Any]) -> str | None:
 class Clamp:
     """Clamp a numeric argument into ``[low, high]`` (missing or non-numeric: left to checks)."""
 
+    #: The reason code telemetry and audit report when this rewrite changed a value.
+    code: ClassVar[str] = "clamp"
+
     field: str
     low: float | None = None
     high: float | None = None
@@ -140,6 +143,8 @@ class Clamp:
 @dataclass(frozen=True, slots=True)
 class Round:
     """Round a float argument to ``digits`` decimals (e.g. money to cents)."""
+
+    code: ClassVar[str] = "round"
 
     field: str
     digits: int = 2
@@ -164,6 +169,8 @@ class InjectState:
         required: deny when the state holds no usable value (the default), rather than
             injecting the key's default.
     """
+
+    code: ClassVar[str] = "inject_state"
 
     field: str
     key: StateKey[Any]

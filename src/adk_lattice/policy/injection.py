@@ -16,7 +16,7 @@ from typing import Any, Final, Literal
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from ._common import Counts, record_denial, refusal
+from ._common import Counts, record_denial, refusal, report
 from .injection_rules import RULES, Rule
 
 logger = logging.getLogger("adk_lattice.policy")
@@ -27,6 +27,8 @@ UserDetector = Callable[[str, str], Any]
 
 _INVISIBLE: Final = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _B64: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
+#: Built-in families: safe to report as reason codes (a user detector's verdict may quote).
+_FAMILIES: Final = frozenset({r.family for r in RULES} | {"encoded_payload"})
 _HEX: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 
 
@@ -38,6 +40,13 @@ class Finding:
     rules: tuple[str, ...]
     source: str = "user"
     encoded: bool = False
+
+    @property
+    def code(self) -> str:
+        """A content-free reason code: the built-in family, else the detector's name."""
+        if self.family in _FAMILIES:
+            return self.family
+        return self.rules[0][:80] if self.rules else "detector"
 
 
 def normalize(text: str) -> str:
@@ -85,7 +94,10 @@ class InjectionGuard:
         InjectionGuard(detectors=[my_classifier], message="I can't help with that request.")
 
     A refusal is a model-role answer; the reason is in its ``custom_metadata["adk_lattice"]``
-    (seen by observers in the Outcome) and in ``temp:adk_lattice.denial`` state.
+    (seen by observers in the Outcome) and in ``temp:adk_lattice.denial`` state. For
+    telemetry and audit a refusal is noted as ``deny`` and a withheld tool output as
+    ``rewrite``, each with the detector family (``instruction_override``, ``jailbreak_framing``,
+    ``encoded_payload``..., or a user detector's name) as the reason code.
 
     Args:
         detectors: extra detectors ``(text, source) -> reason | None``, sync or async.
@@ -184,6 +196,7 @@ class InjectionGuard:
         if not self.scan_tools:
             return None
         start = 0 if newest is None else newest + 1
+        withheld: list[str] = []
         for content in contents[start:]:
             for part in content.parts or []:
                 fr = part.function_response
@@ -195,6 +208,10 @@ class InjectionGuard:
                 if self.on_tool == "refuse":
                     return self._refuse(callback_context, found)
                 self._withhold(callback_context, fr, found)
+                if found.code not in withheld:
+                    withheld.append(found.code)
+        if withheld:
+            report(callback_context, "rewrite", self.name, ",".join(withheld))
         return None
 
     def _refuse(self, ctx: Any, found: Finding) -> LlmResponse:
@@ -202,6 +219,7 @@ class InjectionGuard:
         detail = {"family": found.family, "rules": list(found.rules), "source": found.source}
         logger.info("adk_lattice: %s refused a model call: %s", self.name, detail)
         record_denial(ctx, self.name, "prompt_injection", **detail)
+        report(ctx, "deny", self.name, found.code)
         return refusal(self.name, "prompt_injection", self.message, **detail)
 
     def _withhold(self, ctx: Any, fr: types.FunctionResponse, found: Finding) -> None:

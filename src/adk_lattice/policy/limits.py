@@ -8,7 +8,7 @@ from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 
-from ._common import Counts, Keyed, record_denial, refusal, tool_denial
+from ._common import Counts, Keyed, record_denial, refusal, report, tool_denial
 
 
 class CallLimits:
@@ -20,7 +20,9 @@ class CallLimits:
         CallLimits(max_model_calls=8, max_tool_calls=20, per_tool={"issue_refund": 1})
 
     Over a cap, a model call is answered with ``message`` (a model-role refusal) and a tool
-    call gets ``{"status": "denied", "reason": ...}``, which the model can explain.
+    call gets ``{"status": "denied", "reason": ..., "code": "tool_call_limit"}``, which the
+    model can explain. Both are noted for telemetry and audit as ``deny`` with the code
+    ``model_call_limit`` or ``tool_call_limit``.
 
     Args:
         max_model_calls: model calls allowed per invocation (None: no cap).
@@ -70,6 +72,7 @@ class CallLimits:
         if self.max_model_calls is not None and used["model"] >= self.max_model_calls:
             self._counts.bump("denied:model")
             record_denial(callback_context, self.name, "model_call_limit")
+            report(callback_context, "deny", self.name, "model_call_limit")
             return refusal(self.name, "model_call_limit", self.message, limit=self.max_model_calls)
         used["model"] += 1
         return None
@@ -82,14 +85,18 @@ class CallLimits:
         if cap is not None and used[f"tool:{name}"] >= cap:
             self._counts.bump(f"denied:{name}")
             reason = f"{name} may be called at most {cap} time(s) per request"
-            return tool_denial(self.name, reason, tool=name)
+            return self._deny(tool_context, name, reason)
         if self.max_tool_calls is not None and used["tools"] >= self.max_tool_calls:
             self._counts.bump("denied:tools")
             reason = f"at most {self.max_tool_calls} tool calls are allowed per request"
-            return tool_denial(self.name, reason, tool=name)
+            return self._deny(tool_context, name, reason)
         used["tools"] += 1
         used[f"tool:{name}"] += 1
         return None
+
+    def _deny(self, ctx: Any, tool: str, reason: str) -> dict[str, Any]:
+        report(ctx, "deny", self.name, "tool_call_limit")
+        return tool_denial(self.name, reason, "tool_call_limit", tool=tool)
 
     def after_run(self, *, invocation_context: Any) -> None:
         """Free the invocation's counters."""

@@ -17,7 +17,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from ..state import StateKey
-from ._common import Counts, model_content, record_denial, refusal, tool_denial
+from ._common import Counts, model_content, record_denial, refusal, report, tool_denial
 
 
 @runtime_checkable
@@ -124,6 +124,9 @@ class RateLimit:
 
     Attributes:
         counts: ``allowed``, ``denied``.
+
+    Over the limit it notes ``deny`` (model and tool calls) or ``block`` (agent runs) with
+    the code ``rate_limited`` for telemetry and audit; a tool denial carries the same code.
     """
 
     def __init__(
@@ -185,16 +188,19 @@ class RateLimit:
 
     async def _model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
         if await self._over(callback_context):
+            report(callback_context, "deny", self.name, "rate_limited")
             return refusal(self.name, "rate_limited", self.message, limit=self.limit)
         return None
 
     async def _tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
         if await self._over(tool_context):
             reason = f"rate limit reached ({self.limit} per {self.window_seconds:g} s)"
-            return tool_denial(self.name, reason, tool=getattr(tool, "name", None))
+            report(tool_context, "deny", self.name, "rate_limited")
+            return tool_denial(self.name, reason, "rate_limited", tool=getattr(tool, "name", None))
         return None
 
     async def _agent(self, *, agent: Any, callback_context: Any) -> types.Content | None:
         if await self._over(callback_context):
+            report(callback_context, "block", self.name, "rate_limited")
             return model_content(self.message)
         return None

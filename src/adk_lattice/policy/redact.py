@@ -12,13 +12,13 @@ import hmac
 import logging
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from ._common import Counts, Keyed, refusal, text_of
+from ._common import Counts, Keyed, kinds_code, refusal, report, text_of
 from .pii import BUILTIN, Detector, Finder, find
 
 logger = logging.getLogger("adk_lattice.policy")
@@ -31,6 +31,7 @@ _STRATEGIES = ("redact", "mask", "hash", "block")
 class _Stream:
     pending: str = ""
     blocked: bool = False
+    kinds: set[str] = field(default_factory=set)  # found in chunks already emitted
 
 
 class RedactPII:
@@ -61,6 +62,11 @@ class RedactPII:
 
     Attributes:
         counts: ``redacted:<KIND>`` per kind found, ``blocked``.
+
+    For telemetry and audit it notes ``redact`` when it replaced values and ``block`` when
+    it withheld a whole answer or result, with the kinds found as the reason code
+    (``card,email``); refused input is ``deny``. A streamed response is noted once, on its
+    final response, for every kind found in the whole stream.
     """
 
     partial = True
@@ -141,11 +147,22 @@ class RedactPII:
 
     def scrub(self, text: str) -> tuple[str, bool]:
         """Redact ``text`` in full; the flag says it must be withheld (``block``)."""
+        out, blocked, _ = self._scrub(text)
+        return out, blocked
+
+    def _scrub(self, text: str) -> tuple[str, bool, set[str]]:
+        """Like :meth:`scrub`, also returning the kinds found."""
         spans = find(text, self.detectors)
         if not spans:
-            return text, False
-        logger.debug("adk_lattice: %s found %s", self.name, sorted({s[2] for s in spans}))
-        return self._apply(text, spans)
+            return text, False, set()
+        kinds = {s[2] for s in spans}
+        logger.debug("adk_lattice: %s found %s", self.name, sorted(kinds))
+        out, blocked = self._apply(text, spans)
+        return out, blocked, kinds
+
+    def _report(self, ctx: Any, kinds: set[str], blocked: bool) -> None:
+        if blocked or kinds:
+            report(ctx, "block" if blocked else "redact", self.name, kinds_code(kinds))
 
     # -- model output ----------------------------------------------------------------------------
 
@@ -159,18 +176,23 @@ class RedactPII:
                 _set_text(content, self._chunk(stream, text_of(content)))
             return None
         ended = self._streams.pop(key)  # the stream ends here: free its state
+        kinds = set(ended.kinds) if ended is not None else set()
+        blocked = ended is not None and ended.blocked
         if content is None or not content.parts:
+            self._report(callback_context, kinds, blocked)
             return None
-        text, blocked = self.scrub(text_of(content))
+        text, hid, found = self._scrub(text_of(content))
+        blocked, kinds = blocked or hid, kinds | found
         for part in content.parts:
             if part.thought and part.text:  # thoughts may be shown too: scrub them in full
-                part.text, hid = self.scrub(part.text)
-                blocked = blocked or hid
-        if blocked or (ended is not None and ended.blocked):
+                part.text, hid, found = self._scrub(part.text)
+                blocked, kinds = blocked or hid, kinds | found
+        if blocked:
             self._counts.bump("blocked")
             text = self.block_message
             content.parts = [p for p in content.parts if not p.thought]
         _set_text(content, text)
+        self._report(callback_context, kinds, blocked)
         return None
 
     def _chunk(self, stream: _Stream, text: str) -> str:
@@ -186,7 +208,9 @@ class RedactPII:
         for start, end, _ in spans:
             if start < cut < end:  # never emit half a value
                 cut = start
-        emitted, blocked = self._apply(buf[:cut], [s for s in spans if s[1] <= cut])
+        done = [s for s in spans if s[1] <= cut]
+        stream.kinds.update(s[2] for s in done)
+        emitted, blocked = self._apply(buf[:cut], done)
         stream.pending = buf[cut:]
         if blocked:
             stream.blocked = True
@@ -205,39 +229,48 @@ class RedactPII:
         """Redact every string in the tool result, in place; withhold it on ``block``."""
         if not isinstance(result, dict | list):
             return None
-        if self._walk(result):
+        kinds: set[str] = set()
+        blocked = self._walk(result, kinds)
+        self._report(tool_context, kinds, blocked)
+        if blocked:
             self._counts.bump("blocked")
             return {
                 "status": "withheld",
                 "reason": "the result contained sensitive data and was withheld",
+                "code": "sensitive_data",
                 "policy": self.name,
             }
         return None
 
-    def _walk(self, node: Any) -> bool:
+    def _walk(self, node: Any, kinds: set[str]) -> bool:
         blocked = False
         items = node.items() if isinstance(node, dict) else enumerate(node)
         for k, v in list(items):
             if isinstance(v, str):
-                node[k], hit = self.scrub(v)
+                node[k], hit, found = self._scrub(v)
                 blocked = blocked or hit
+                kinds |= found
             elif isinstance(v, dict | list):
-                blocked = self._walk(v) or blocked
+                blocked = self._walk(v, kinds) or blocked
         return blocked
 
     def before_model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
         """With ``inputs=True``: redact user text before the model sees it."""
         if not self.inputs:
             return None
+        kinds: set[str] = set()
         for content in llm_request.contents or ():
             if content.role != "user" or not content.parts:
                 continue
             for part in content.parts:
                 if part.text and not part.thought:
-                    part.text, blocked = self.scrub(part.text)
+                    part.text, blocked, found = self._scrub(part.text)
+                    kinds |= found
                     if blocked:
                         self._counts.bump("blocked")
+                        report(callback_context, "deny", self.name, kinds_code(kinds))
                         return refusal(self.name, "sensitive_input", self.block_message)
+        self._report(callback_context, kinds, False)
         return None
 
 

@@ -8,7 +8,7 @@ from typing import Any
 from google.genai import types
 
 from ..state import REGISTRY, StateKey
-from ._common import Counts, model_content, record_denial
+from ._common import Counts, model_content, record_denial, report
 
 
 def _key(key: StateKey[Any] | str) -> StateKey[Any]:
@@ -43,6 +43,8 @@ class RequireState:
 
     Attributes:
         counts: ``allowed`` and ``denied`` counters.
+
+    A stop is noted for telemetry and audit as ``block`` with the code ``state_required``.
     """
 
     _UNSET: Any = object()
@@ -84,4 +86,5 @@ class RequireState:
             return None
         self._counts.bump("denied")
         record_denial(callback_context, self.name, "state_required", key=self.key.name)
+        report(callback_context, "block", self.name, "state_required")
         return model_content(self.message)

@@ -10,7 +10,7 @@ from typing import Any
 from google.genai import types
 
 from .._records import current_call
-from ._common import Counts
+from ._common import Counts, report
 
 logger = logging.getLogger("adk_lattice.policy")
 
@@ -41,6 +41,9 @@ class CapToolResult:
 
     Attributes:
         counts: ``capped``, ``stripped``, ``offloaded``, ``skipped_denial``.
+
+    A changed result is noted for telemetry and audit as ``rewrite`` with the codes of what
+    was done: ``truncated``, ``stripped``, ``offloaded`` (joined by commas).
     """
 
     def __init__(
@@ -140,6 +143,12 @@ class CapToolResult:
             body["stripped_fields"] = stripped[:50]
         if reference is not None:
             body["artifact"] = reference
+        done = [
+            c
+            for c, on in (("truncated", cuts), ("stripped", stripped), ("offloaded", reference))
+            if on
+        ]
+        report(tool_context, "rewrite", self.name, ",".join(done))
         return body
 
     async def _offload(self, tool: Any, result: Any, ctx: Any) -> dict[str, Any] | None:

@@ -11,10 +11,12 @@ from typing import Any
 from pydantic import BaseModel
 
 from ..state import StateKey
-from ._common import Counts, tool_denial
+from ._common import Counts, report, tool_denial
 from .arguments import Check, Rewrite, hygiene, model_check, run_check, schema_check
 
 logger = logging.getLogger("adk_lattice.policy")
+
+_MISSING = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,16 +74,17 @@ class ToolRule:
     checks: Sequence[Check] = ()
     rewrites: Sequence[Rewrite] = ()
     approval: Approval | None = None
-    _validators: tuple[Callable[[Mapping[str, Any]], str | None], ...] = field(
+    #: ``(code, check)`` pairs built once from ``schema`` and ``model``.
+    _validators: tuple[tuple[str, Callable[[Mapping[str, Any]], str | None]], ...] = field(
         default=(), init=False, repr=False
     )
 
     def __post_init__(self) -> None:
         validators = []
         if self.schema is not None:
-            validators.append(schema_check(self.schema))
+            validators.append(("schema", schema_check(self.schema)))
         if self.model is not None:
-            validators.append(model_check(self.model))
+            validators.append(("model", model_check(self.model)))
         object.__setattr__(self, "_validators", tuple(validators))
 
 
@@ -90,9 +93,14 @@ class ToolGuard:
 
     Order per call: agent allowed, argument hygiene (non-finite numbers, huge strings, deep
     nesting), rewrites (clamp, round, inject from state), schema / model / checks, approval.
-    A denial is the tool's result: ``{"status": "denied", "reason": ..., "policy": ...}``;
-    a call waiting for a person is ``{"status": "pending_approval", ...}`` and the run pauses
-    until ADK's confirmation arrives::
+    A denial is the tool's result: ``{"status": "denied", "reason": ..., "code": ...,
+    "policy": ...}``; a call waiting for a person is ``{"status": "pending_approval", ...}``
+    and the run pauses until ADK's confirmation arrives. Each decision is noted for
+    telemetry and audit (``adk_lattice.telemetry.note``) with a content-free code: ``deny``
+    (``unknown_tool``, ``agent_not_allowed``, ``hygiene``, the failing rewrite's code,
+    ``schema``, ``model``, ``check``, ``approval_required``, ``rejected_by_approver``),
+    ``rewrite`` (``clamp``, ``round``, ``inject_state``: only when a value changed) and
+    ``defer`` (``approval_required``)::
 
         ToolGuard({
             "issue_refund": ToolRule(
@@ -149,10 +157,11 @@ class ToolGuard:
         """Counters by outcome, and ``denied:<tool>``."""
         return self._counts.snapshot()
 
-    def _deny(self, tool: str, reason: str) -> dict[str, Any]:
+    def _deny(self, ctx: Any, tool: str, code: str, reason: str) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")
-        logger.info("adk_lattice: %s denied %s: %s", self.name, tool, reason)
-        return tool_denial(self.name, reason, tool=tool)
+        logger.info("adk_lattice: %s denied %s: %s (%s)", self.name, tool, reason, code)
+        report(ctx, "deny", self.name, code)
+        return tool_denial(self.name, reason, code, tool=tool)
 
     def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
         """Allow (None, with arguments possibly rewritten in place), deny, or ask a person."""
@@ -160,16 +169,18 @@ class ToolGuard:
         rule = self.rules.get(name)
         if rule is None and self.unknown == "allow":
             rule = self.default
+        ctx = tool_context
         if rule is None:
             if self.unknown == "deny":
-                return self._deny(name, f"the tool {name} is not allowed here")
+                return self._deny(ctx, name, "unknown_tool", f"the tool {name} is not allowed here")
             self._counts.bump("allowed")
             return None
-        agent = tool_context.agent_name
+        agent = ctx.agent_name
         if rule.agents is not None and agent not in rule.agents:
-            return self._deny(name, f"the agent {agent} may not call {name}")
+            reason = f"the agent {agent} may not call {name}"
+            return self._deny(ctx, name, "agent_not_allowed", reason)
         if not isinstance(tool_args, dict):
-            return self._deny(name, "arguments must be an object")
+            return self._deny(ctx, name, "hygiene", "arguments must be an object")
         problem = hygiene(
             tool_args,
             max_string=self.max_string,
@@ -177,24 +188,44 @@ class ToolGuard:
             max_items=self.max_items,
         )
         if problem:
-            return self._deny(name, problem)
-        state = tool_context.state
-        for rewrite in rule.rewrites:
-            problem = rewrite.apply(tool_args, state)
-            if problem:
-                return self._deny(name, problem)
-        for validate in rule._validators:
+            return self._deny(ctx, name, "hygiene", problem)
+        denied = self._rewrite(ctx, name, rule.rewrites, tool_args)
+        if denied is not None:
+            return denied
+        for code, validate in rule._validators:
             problem = validate(tool_args)
             if problem:
-                return self._deny(name, problem)
+                return self._deny(ctx, name, code, problem)
         for check in rule.checks:
             problem = run_check(check, tool_args)
             if problem:
-                return self._deny(name, problem)
+                return self._deny(ctx, name, "check", problem)
         if rule.approval is not None and rule.approval.needed(tool_args):
-            return self._approve(name, rule.approval, tool_args, tool_context)
+            return self._approve(name, rule.approval, tool_args, ctx)
         self._counts.bump("allowed")
         return None
+
+    def _rewrite(
+        self, ctx: Any, name: str, rewrites: Sequence[Rewrite], args: dict[str, Any]
+    ) -> dict[str, Any] | None:
+        """Apply the rewrites in place; note the ones that changed a value; deny on a problem."""
+        changed: list[str] = []
+        failed: tuple[str, str] | None = None
+        for rewrite in rewrites:
+            before = args.get(rewrite.field, _MISSING)
+            problem = rewrite.apply(args, ctx.state)
+            after = args.get(rewrite.field, _MISSING)
+            # 2 == 2.0 and True == 1: a change of type is a change too.
+            moved = type(before) is not type(after) or before != after
+            if moved and rewrite.code not in changed:
+                changed.append(rewrite.code)
+            if problem:
+                failed = (rewrite.code, problem)
+                break
+        if changed:
+            # Noted before a denial that may follow, so the denial is the last decision.
+            report(ctx, "rewrite", self.name, ",".join(changed))
+        return None if failed is None else self._deny(ctx, name, *failed)
 
     def _approve(
         self, name: str, approval: Approval, args: Mapping[str, Any], ctx: Any
@@ -204,14 +235,17 @@ class ToolGuard:
             return None
         if not approval.confirm:
             who = f" ({approval.role.name})" if approval.role is not None else ""
-            return self._deny(name, f"this {name} call needs approval by an authorised person{who}")
+            reason = f"this {name} call needs approval by an authorised person{who}"
+            return self._deny(ctx, name, "approval_required", reason)
         confirmation = getattr(ctx, "tool_confirmation", None)
         if confirmation is None:
             ctx.request_confirmation(hint=approval.hint, payload={"tool": name})
             self._counts.bump("pending_approval")
+            report(ctx, "defer", self.name, "approval_required")
             return {
                 "status": "pending_approval",
                 "reason": f"this {name} call waits for a person to approve it",
+                "code": "approval_required",
                 "policy": self.name,
                 "tool": name,
             }
@@ -219,4 +253,5 @@ class ToolGuard:
             self._counts.bump("allowed", "approved")
             return None
         self._counts.bump("rejected")
-        return self._deny(name, f"the {name} call was rejected by the approver")
+        reason = f"the {name} call was rejected by the approver"
+        return self._deny(ctx, name, "rejected_by_approver", reason)

@@ -8,7 +8,7 @@ from typing import Any
 
 from google.genai import types
 
-from ._common import Counts
+from ._common import Counts, report
 
 #: Decides whether a content must survive trimming.
 Pin = Callable[[types.Content], bool]
@@ -78,6 +78,8 @@ class TrimContext:
 
     Attributes:
         counts: ``trimmed`` (requests changed), ``dropped`` (contents removed).
+
+    A trimmed request is noted for telemetry and audit as ``rewrite`` ``trimmed``.
     """
 
     def __init__(
@@ -149,6 +151,7 @@ class TrimContext:
             self._counts.bump("trimmed")
             for _ in dropped:
                 self._counts.bump("dropped")
+            report(callback_context, "rewrite", self.name, "trimmed")
         return None
 
     def _pinned(self, content: types.Content) -> bool:

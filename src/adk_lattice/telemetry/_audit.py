@@ -24,7 +24,10 @@ logger = logging.getLogger("adk_lattice")
 #: Bumped when a field changes meaning; readers can tell old records apart.
 RECORD_VERSION: Final = 1
 _BLOCKING_HOOKS: Final = frozenset({"before_run", "before_agent", "before_model"})
-_TOOL_DECISIONS: Final = ("deny", "cache_hit", "override")
+_TOOL_DECISIONS: Final = ("deny", "defer", "cache_hit", "override")
+#: Decisions that stop a step: on a blocking hook they end the invocation as ``blocked``
+#: (a redaction or trim on ``before_model`` lets the run go on).
+_STOPS: Final = frozenset({"block", "deny"})
 
 
 @dataclass(slots=True)
@@ -115,7 +118,7 @@ class AuditLog:
             for d in decisions:
                 if d.tier == "policy" and d.decision != "allow":
                     run.policy.append(_action(outcome, d))
-                    run.blocked |= hook in _BLOCKING_HOOKS
+                    run.blocked |= hook in _BLOCKING_HOOKS and d.decision in _STOPS
         if hook == "before_model" and not outcome.synthesized:
             run.model_calls += 1
             run.cache_hits += any(d.decision == "cache_hit" for d in decisions)

@@ -100,7 +100,8 @@ def _reason(outcome: Outcome, step: object) -> str | None:
             return "timeout"
         return "rejected_return" if status == "rejected" else type(error).__name__
     if status == "act" and outcome.hook == "before_tool" and isinstance(outcome.value, Mapping):
-        # The lattice's own fail-closed denials and policies name a policy, never content.
-        policy = outcome.value.get("policy")
-        return str(policy) if isinstance(policy, str) else None
+        # A legible denial carries a machine-readable code next to the human reason; the
+        # human reason may quote arguments, so only the code is used.
+        code = outcome.value.get("code")
+        return code[:64] if isinstance(code, str) and code else None
     return None

@@ -51,7 +51,8 @@ METRIC_SYNTHESIZED: Final = "adk_lattice.hook.synthesized"
 DecisionName = Literal[
     "allow",  # a policy handler ran and let the hook proceed unchanged
     "deny",  # a policy answered instead of the model or the tool
-    "block",  # a policy stopped an agent or a run (before_agent / before_run)
+    "block",  # a policy stopped an agent or a run, or withheld a whole response or result
+    "defer",  # a policy paused a call until a person approves it (human in the loop)
     "rewrite",  # a handler changed the request, arguments, response or result
     "redact",  # a policy removed sensitive values (in place or by replacement)
     "override",  # a custom handler's value replaced what ADK would have done

@@ -11,8 +11,9 @@ outcome itself.
 from __future__ import annotations
 
 import threading
+import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -43,8 +44,33 @@ class Note:
     reason: str | None = None
 
 
-_pending: OrderedDict[int, tuple[object, list[Note]]] = OrderedDict()
+#: A reference to a noted context: weak where the object allows it, so a context nobody
+#: gathers notes for (a lattice without telemetry observers, a handler called directly) is
+#: not kept alive by its notes.
+_Ref = Callable[[], object]
+_pending: OrderedDict[int, tuple[_Ref, list[Note]]] = OrderedDict()
 _lock = threading.Lock()
+#: References whose object died. A weakref callback may run inside any allocation, even
+#: while ``_lock`` is held by the same thread, so it only appends here (atomic) and the
+#: entries are purged under the lock by the next call.
+_dead: list[tuple[int, _Ref]] = []
+
+
+def _ref(target: object) -> _Ref:
+    key = id(target)
+    try:
+        return weakref.ref(target, lambda r: _dead.append((key, r)))
+    except TypeError:  # not weakly referenceable: hold it (bounded by _MAX_PENDING)
+        return lambda: target
+
+
+def _purge() -> None:
+    """Drop the entries of dead contexts (call with ``_lock`` held)."""
+    while _dead:
+        key, ref = _dead.pop()
+        entry = _pending.get(key)
+        if entry is not None and entry[0] is ref:
+            del _pending[key]
 
 
 def note(target: Any, decision: str, *, handler: str, reason: str | None = None) -> None:
@@ -75,9 +101,10 @@ def note(target: Any, decision: str, *, handler: str, reason: str | None = None)
         target.extra.setdefault(NOTES_KEY, []).append(item)
         return
     with _lock:
+        _purge()
         entry = _pending.get(id(target))
-        if entry is None or entry[0] is not target:
-            entry = (target, [])
+        if entry is None or entry[0]() is not target:
+            entry = (_ref(target), [])
             _pending[id(target)] = entry
         entry[1].append(item)
         # Bounded: notes nobody gathers (no telemetry observer registered) must not pile up.
@@ -95,17 +122,27 @@ def notes_of(outcome: Outcome) -> list[Note]:
     if outcome.extra.get("adk_lattice.gathered"):
         return gathered
     outcome.extra["adk_lattice.gathered"] = True
+    own: list[Note] = []
     ctx = outcome.args.get(CONTEXT_ARG[outcome.hook])
     if ctx is not None:
         with _lock:
-            entry = _pending.pop(id(ctx), None)
-        if entry is not None and entry[0] is ctx:
-            gathered[:0] = entry[1]
+            _purge()
+            entry = _pending.get(id(ctx))
+            if entry is not None and entry[0]() is ctx:
+                del _pending[id(ctx)]
+            else:
+                entry = None
+        if entry is not None:
+            own = entry[1]
+            gathered[:0] = own
     if outcome.hook in _MODEL_HOOKS and not outcome.synthesized and not outcome.partial:
         # A synthesized close repeats the marks of the outcome that caused it: skip it.
         response = outcome.final if outcome.hook == "after_model" else outcome.value
         fresh = outcome.hook == "after_model"
-        gathered.extend(_metadata_notes(response, outcome.acted_by, fresh=fresh))
+        # A decider's own notes say more than the marks on its response: they win.
+        noted = {n.handler for n in own}
+        marks = _metadata_notes(response, outcome.acted_by, fresh=fresh)
+        gathered.extend(m for m in marks if m.handler not in noted)
     return gathered
 
 
@@ -138,5 +175,7 @@ def _metadata_notes(response: Any, acted_by: str | None, *, fresh: bool) -> list
 
 
 def pending_count() -> int:
-    """How many contexts hold notes nobody gathered yet (for tests and leak checks)."""
-    return len(_pending)
+    """How many live contexts hold notes nobody gathered yet (for tests and leak checks)."""
+    with _lock:
+        _purge()
+        return len(_pending)
