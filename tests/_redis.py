@@ -1,4 +1,6 @@
-"""Shared fixtures: a real redis-server on a free loopback port for the Redis tests.
+"""A real redis-server on a free loopback port for the Redis tests, as pytest fixtures.
+
+Imported by the ``conftest.py`` of the store and cache tests.
 
 Without ``redis-server`` on PATH the Redis tests skip with the reason, unless
 ``ADK_LATTICE_REQUIRE_REDIS=1`` (set under CI), where they fail instead.

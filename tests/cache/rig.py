@@ -1,0 +1,105 @@
+"""A real Runner with a Lattice and FakeModel, for the cache tests."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.adk.agents import LlmAgent
+from google.adk.agents.run_config import RunConfig, StreamingMode
+from google.adk.apps import App
+from google.adk.events.event import Event
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+from adk_lattice import Lattice, Outcome
+from adk_lattice.testing import FakeModel, ScriptedResponse
+
+_ids = itertools.count()
+
+
+@dataclass
+class Recorder:
+    """An observer keeping every non-partial outcome."""
+
+    name: str = "recorder"
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    def observe(self, outcome: Outcome) -> None:
+        self.outcomes.append(outcome)
+
+    def of(self, hook: str) -> list[Outcome]:
+        """The outcomes of one hook, in order."""
+        return [o for o in self.outcomes if o.hook == hook]
+
+
+def text_of(events: Sequence[Event]) -> str:
+    """The text of the last non-partial event with text."""
+    for e in reversed(events):
+        if not e.partial and e.content and e.content.parts:
+            text = "".join(p.text or "" for p in e.content.parts)
+            if text:
+                return text
+    return ""
+
+
+class Rig:
+    """One App + Runner over FakeModel with the given lattice tiers.
+
+    Args:
+        script: the model's scripted turns.
+        cache, policy, handlers: the lattice tiers.
+        tools: the agent's tools.
+        app_name: the App name (part of the cache scope).
+    """
+
+    def __init__(
+        self,
+        script: Sequence[ScriptedResponse],
+        *,
+        cache: Sequence[Any] = (),
+        policy: Sequence[Any] = (),
+        handlers: Sequence[Any] = (),
+        tools: Sequence[Any] = (),
+        app_name: str = "billing",
+    ) -> None:
+        self.model = FakeModel(script=script)
+        self.recorder = Recorder()
+        agent = LlmAgent(name="assistant", model=self.model, instruction="Be brief.", tools=tools)
+        self.lattice = Lattice(
+            policy=policy, cache=cache, handlers=handlers, telemetry=[self.recorder], strict=True
+        )
+        self.app_name = app_name
+        app = App(name=app_name, root_agent=agent, plugins=[self.lattice])
+        self.runner = Runner(app=app, session_service=InMemorySessionService())
+
+    async def ask(
+        self,
+        text: str,
+        *,
+        user: str = "u1",
+        state: dict[str, Any] | None = None,
+        sse: bool = False,
+    ) -> list[Event]:
+        """Run one turn in a new session and return its events."""
+        session = await self.runner.session_service.create_session(
+            app_name=self.app_name, user_id=user, state=state or {}, session_id=f"s{next(_ids)}"
+        )
+        mode = StreamingMode.SSE if sse else StreamingMode.NONE
+        message = types.Content(role="user", parts=[types.Part(text=text)])
+        return [
+            e
+            async for e in self.runner.run_async(
+                user_id=user,
+                session_id=session.id,
+                new_message=message,
+                run_config=RunConfig(streaming_mode=mode),
+            )
+        ]
+
+    async def close(self) -> None:
+        """Close the runner (and the lattice)."""
+        await self.runner.close()
