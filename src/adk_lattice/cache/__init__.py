@@ -8,6 +8,7 @@ re-exported here for convenience.
 from ..stores import MemoryStore, RedisStore, SQLiteStore, Store
 from ._keys import KEY_VERSION, Scope, canonical_json, request_digest, request_material
 from ._response import ResponseCache
+from ._tool import ToolResultCache, default_is_error
 
 __all__ = [
     "KEY_VERSION",
@@ -17,7 +18,9 @@ __all__ = [
     "SQLiteStore",
     "Scope",
     "Store",
+    "ToolResultCache",
     "canonical_json",
+    "default_is_error",
     "request_digest",
     "request_material",
 ]

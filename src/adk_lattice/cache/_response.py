@@ -251,7 +251,9 @@ class ResponseCache:
         return None
 
     def _encode(self, response: LlmResponse) -> bytes:
-        data: dict[str, Any] = response.model_dump(mode="json", exclude_none=True, include=set(_KEPT))
+        data: dict[str, Any] = response.model_dump(
+            mode="json", exclude_none=True, include=set(_KEPT)
+        )
         for part in (data.get("content") or {}).get("parts") or ():
             call = part.get("function_call")
             if isinstance(call, dict):

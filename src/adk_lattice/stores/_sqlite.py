@@ -10,8 +10,10 @@ the writer) with a busy timeout, and every write is one short transaction.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import time
+from collections.abc import AsyncIterator
 from typing import Any
 
 import aiosqlite
@@ -82,6 +84,9 @@ class SQLiteStore(Store):
         self._busy_ms = int(busy_timeout * 1000)
         self._db: aiosqlite.Connection | None = None
         self._opening: asyncio.Lock | None = None
+        # One connection serves every task: statements of two tasks must not interleave
+        # (a delete run inside another task's transaction would roll back with it).
+        self._busy: asyncio.Lock | None = None
         self._stats["evictions"] = 0
 
     async def _conn(self) -> aiosqlite.Connection:
@@ -89,6 +94,7 @@ class SQLiteStore(Store):
             return self._db
         if self._opening is None:
             self._opening = asyncio.Lock()
+            self._busy = asyncio.Lock()
         async with self._opening:
             if self._db is None:
                 await asyncio.to_thread(_make_parent, self.path)
@@ -105,40 +111,49 @@ class SQLiteStore(Store):
                 self._db = db
         return self._db
 
-    async def _get(self, key: str) -> bytes | None:
+    @contextlib.asynccontextmanager
+    async def _use(self) -> AsyncIterator[aiosqlite.Connection]:
         db = await self._conn()
-        now = time.time()
-        async with db.execute("SELECT value, expires_at FROM entries WHERE key = ?", (key,)) as cur:
-            row = await cur.fetchone()
-        if row is None:
-            return None
-        value, expires_at = row
-        if expires_at is not None and expires_at <= now:
-            await db.execute("DELETE FROM entries WHERE key = ? AND expires_at <= ?", (key, now))
-            return None
-        await db.execute("UPDATE entries SET accessed_at = ? WHERE key = ?", (now, key))
+        assert self._busy is not None
+        async with self._busy:
+            yield db
+
+    async def _get(self, key: str) -> bytes | None:
+        async with self._use() as db:
+            now = time.time()
+            sql = "SELECT value, expires_at FROM entries WHERE key = ?"
+            async with db.execute(sql, (key,)) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return None
+            value, expires_at = row
+            if expires_at is not None and expires_at <= now:
+                sql = "DELETE FROM entries WHERE key = ? AND expires_at <= ?"
+                await db.execute(sql, (key, now))
+                return None
+            await db.execute("UPDATE entries SET accessed_at = ? WHERE key = ?", (now, key))
         return bytes(value)
 
     async def _set(self, key: str, value: bytes, ttl: float | None) -> bool:
         if len(value) > self.max_bytes:
             return False
-        db = await self._conn()
         now = time.time()
         expires = now + ttl if ttl is not None else None
-        await db.execute("BEGIN IMMEDIATE")
-        try:
-            await db.execute(
-                "INSERT INTO entries (key, value, size, expires_at, accessed_at)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value,"
-                " size = excluded.size, expires_at = excluded.expires_at,"
-                " accessed_at = excluded.accessed_at",
-                (key, value, len(value), expires, now),
-            )
-            await self._make_room(db, now)
-            await db.execute("COMMIT")
-        except BaseException:
-            await db.execute("ROLLBACK")
-            raise
+        async with self._use() as db:
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                await db.execute(
+                    "INSERT INTO entries (key, value, size, expires_at, accessed_at)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
+                    " value = excluded.value, size = excluded.size,"
+                    " expires_at = excluded.expires_at, accessed_at = excluded.accessed_at",
+                    (key, value, len(value), expires, now),
+                )
+                await self._make_room(db, now)
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
         return True
 
     async def _make_room(self, db: aiosqlite.Connection, now: float) -> None:
@@ -164,14 +179,15 @@ class SQLiteStore(Store):
         return int(row[0]), int(row[1])
 
     async def _delete(self, key: str) -> None:
-        db = await self._conn()
-        await db.execute("DELETE FROM entries WHERE key = ?", (key,))
+        async with self._use() as db:
+            await db.execute("DELETE FROM entries WHERE key = ?", (key,))
 
     async def _delete_prefix(self, prefix: str) -> int:
-        db = await self._conn()
         # A range on the primary key: code point order is SQLite's binary UTF-8 order.
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        cur = await db.execute("DELETE FROM entries WHERE key >= ? AND key < ?", (prefix, upper))
+        async with self._use() as db:
+            sql = "DELETE FROM entries WHERE key >= ? AND key < ?"
+            cur = await db.execute(sql, (prefix, upper))
         return max(cur.rowcount, 0)
 
     async def _close(self) -> None:
