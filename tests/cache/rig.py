@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -11,6 +12,7 @@ from google.adk.agents import LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
 from google.adk.events.event import Event
+from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
@@ -54,6 +56,7 @@ class Rig:
         cache, policy, handlers: the lattice tiers.
         tools: the agent's tools.
         app_name: the App name (part of the cache scope).
+        model: a FakeModel to use instead of one made from ``script``.
     """
 
     def __init__(
@@ -65,8 +68,9 @@ class Rig:
         handlers: Sequence[Any] = (),
         tools: Sequence[Any] = (),
         app_name: str = "billing",
+        model: FakeModel | None = None,
     ) -> None:
-        self.model = FakeModel(script=script)
+        self.model = model if model is not None else FakeModel(script=script)
         self.recorder = Recorder()
         agent = LlmAgent(name="assistant", model=self.model, instruction="Be brief.", tools=tools)
         self.lattice = Lattice(
@@ -103,3 +107,30 @@ class Rig:
     async def close(self) -> None:
         """Close the runner (and the lattice)."""
         await self.runner.close()
+
+
+class SlowModel(FakeModel):
+    """FakeModel that waits ``delay`` seconds before answering (so calls overlap)."""
+
+    delay: float = 0.2
+
+    async def generate_content_async(  # type: ignore[override]
+        self, llm_request: Any, stream: bool = False
+    ) -> Any:
+        await asyncio.sleep(self.delay)
+        async for response in super().generate_content_async(llm_request, stream):
+            yield response
+
+
+class ErrorCodeModel(FakeModel):
+    """FakeModel whose first answer is a provider error response (error_code set)."""
+
+    async def generate_content_async(  # type: ignore[override]
+        self, llm_request: Any, stream: bool = False
+    ) -> Any:
+        if self.calls == 0:
+            self._calls += 1
+            yield LlmResponse(error_code="RESOURCE_EXHAUSTED", error_message="quota")
+            return
+        async for response in super().generate_content_async(llm_request, stream):
+            yield response
