@@ -18,6 +18,7 @@ from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 from adk_lattice import Lattice, Outcome
+from adk_lattice.stores import MemoryStore
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 _ids = itertools.count()
@@ -123,7 +124,10 @@ class SlowModel(FakeModel):
 
 
 class ErrorCodeModel(FakeModel):
-    """FakeModel whose first answer is a provider error response (error_code set)."""
+    """FakeModel whose first answer is a provider error response (error_code set).
+
+    The first scripted turn stands for that call and is never used.
+    """
 
     async def generate_content_async(  # type: ignore[override]
         self, llm_request: Any, stream: bool = False
@@ -134,3 +138,15 @@ class ErrorCodeModel(FakeModel):
             return
         async for response in super().generate_content_async(llm_request, stream):
             yield response
+
+
+class RecordingStore(MemoryStore):
+    """A MemoryStore that also keeps every value ever written to it."""
+
+    def __init__(self) -> None:
+        super().__init__(name="recording")
+        self.written: list[bytes] = []
+
+    async def _set(self, key: str, value: bytes, ttl: float | None) -> bool:
+        self.written.append(value)
+        return await super()._set(key, value, ttl)

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-import subprocess
+import asyncio
 import sys
 import textwrap
 from pathlib import Path
 
 from adk_lattice.stores import SQLiteStore
+
+_SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 _WORKER = textwrap.dedent(
     """
@@ -62,16 +64,20 @@ async def test_byte_bound_keeps_values_under_max_bytes(tmp_path: Path) -> None:
 async def test_two_processes_share_one_file(tmp_path: Path) -> None:
     """Two processes writing one file at once lose nothing and see each other's entries."""
     path = str(tmp_path / "shared.sqlite3")
-    src = str(Path(__file__).resolve().parents[2] / "src")
     procs = [
-        subprocess.Popen(
-            [sys.executable, "-c", _WORKER, path, me, "200"],
-            stdout=subprocess.PIPE,
-            env={"PYTHONPATH": src, "PATH": ""},
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            _WORKER,
+            path,
+            me,
+            "200",
+            stdout=asyncio.subprocess.PIPE,
+            env={"PYTHONPATH": _SRC},
         )
         for me in ("p1", "p2")
     ]
-    outs = [p.communicate(timeout=120)[0].decode().strip() for p in procs]
+    outs = [(await p.communicate())[0].decode().strip() for p in procs]
     assert [p.returncode for p in procs] == [0, 0]
     assert outs == ["0", "0"]
     store = SQLiteStore(path)
