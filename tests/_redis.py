@@ -61,7 +61,8 @@ class RedisServer:
             self._proc = None
 
 
-def _redis_binary() -> str:
+def redis_binary() -> str:
+    """The redis-server path; skips the test when missing (fails under CI)."""
     binary = shutil.which("redis-server")
     if binary is None:
         reason = "redis-server is not on PATH (install it, e.g. apt-get install redis-server)"
@@ -74,7 +75,7 @@ def _redis_binary() -> str:
 @pytest.fixture(scope="session")
 def redis_server() -> Iterator[RedisServer]:
     """One redis-server shared by the session; tests use their own namespaces."""
-    server = RedisServer(_redis_binary())
+    server = RedisServer(redis_binary())
     server.start()
     yield server
     server.stop()
@@ -86,7 +87,7 @@ def redis_factory() -> Iterator[Callable[[], RedisServer]]:
     started: list[RedisServer] = []
 
     def make() -> RedisServer:
-        server = RedisServer(_redis_binary())
+        server = RedisServer(redis_binary())
         server.start()
         started.append(server)
         return server
