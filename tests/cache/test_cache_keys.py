@@ -14,7 +14,9 @@ from adk_lattice.cache import canonical_json, request_digest, request_material
 
 
 def _request(**overrides: Any) -> LlmRequest:
-    call = types.FunctionCall(name="lookup", args={"b": 2, "a": 1}, id=overrides.pop("call_id", "x"))
+    call = types.FunctionCall(
+        name="lookup", args={"b": 2, "a": 1}, id=overrides.pop("call_id", "x")
+    )
     reply = types.FunctionResponse(name="lookup", response={"ok": True}, id="x")
     contents = [
         types.Content(role="user", parts=[types.Part(text=overrides.pop("text", "Hi"))]),

@@ -41,7 +41,7 @@ async def test_entries_survive_a_new_store_on_the_same_file(tmp_path: Path) -> N
 
 async def test_entry_bound_evicts_the_least_recently_used(tmp_path: Path) -> None:
     """Past max_entries the least recently read entry goes first."""
-    store = SQLiteStore(tmp_path / "c.sqlite3", max_entries=2)
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_entries=2, touch_interval=0)
     await store.set("a", b"1")
     await store.set("b", b"2")
     await store.get("a")

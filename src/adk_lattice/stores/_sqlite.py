@@ -47,6 +47,8 @@ _EVICT_BATCH = 32
 class SQLiteStore(Store):
     """A store in an SQLite file: TTL, an entry and byte bound, least recently used evicted.
 
+    A read refreshes an entry's recency at most every ``touch_interval`` seconds, so
+    repeated hits on a hot entry do not write.
     Totals are kept by triggers in the same transaction as each write, so the bound holds
     across processes without scanning the table. Expired rows are never returned and are
     removed when met or when room is needed.
@@ -57,6 +59,8 @@ class SQLiteStore(Store):
         max_bytes: most value bytes kept.
         busy_timeout: seconds to wait for another process's write lock before failing
             (a failure is a miss, like any store failure).
+        touch_interval: seconds between recency updates of one entry on reads (the
+            granularity of least-recently-used order); 0 updates on every read.
         name: the name used in logs and counters.
 
     Example::
@@ -71,6 +75,7 @@ class SQLiteStore(Store):
         max_entries: int = 100_000,
         max_bytes: int = 256 * 2**20,
         busy_timeout: float = 5.0,
+        touch_interval: float = 1.0,
         name: str = "sqlite",
     ) -> None:
         super().__init__(name=name)
@@ -82,6 +87,7 @@ class SQLiteStore(Store):
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._busy_ms = int(busy_timeout * 1000)
+        self._touch_interval = float(touch_interval)
         self._db: aiosqlite.Connection | None = None
         self._opening: asyncio.Lock | None = None
         # One connection serves every task: statements of two tasks must not interleave
@@ -121,17 +127,18 @@ class SQLiteStore(Store):
     async def _get(self, key: str) -> bytes | None:
         async with self._use() as db:
             now = time.time()
-            sql = "SELECT value, expires_at FROM entries WHERE key = ?"
+            sql = "SELECT value, expires_at, accessed_at FROM entries WHERE key = ?"
             async with db.execute(sql, (key,)) as cur:
                 row = await cur.fetchone()
             if row is None:
                 return None
-            value, expires_at = row
+            value, expires_at, accessed_at = row
             if expires_at is not None and expires_at <= now:
                 sql = "DELETE FROM entries WHERE key = ? AND expires_at <= ?"
                 await db.execute(sql, (key, now))
                 return None
-            await db.execute("UPDATE entries SET accessed_at = ? WHERE key = ?", (now, key))
+            if accessed_at <= now - self._touch_interval:  # hot keys' reads stay read-only
+                await db.execute("UPDATE entries SET accessed_at = ? WHERE key = ?", (now, key))
         return bytes(value)
 
     async def _set(self, key: str, value: bytes, ttl: float | None) -> bool:
