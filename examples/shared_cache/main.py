@@ -122,5 +122,6 @@ async def main() -> None:
             proc.terminate()
             proc.wait()
 
+
 if __name__ == "__main__":
     asyncio.run(main())
