@@ -42,12 +42,12 @@ async def test_hit_is_marked_in_the_response_and_the_outcome() -> None:
     await rig.ask("Capital of France?")
     events = await rig.ask("Capital of France?")
     marker = events[-1].custom_metadata["adk_lattice"]["cache"]
-    assert (marker["hit"], marker["cache"], marker["store"]) == (True, "answers", "mem")
+    assert (marker["result"], marker["cache"], marker["store"]) == ("hit", "answers", "mem")
     served = [o for o in rig.recorder.of("after_model") if o.synthesized]
     assert [(o.reason, o.acted_by, o.acted_tier) for o in served] == [
         ("short_circuit", "answers", "cache")
     ]
-    assert served[0].final.custom_metadata["adk_lattice"]["cache"]["hit"] is True
+    assert served[0].final.custom_metadata["adk_lattice"]["cache"]["result"] == "hit"
     await rig.close()
 
 

@@ -67,7 +67,7 @@ async def test_the_hit_is_the_stored_result_and_is_marked() -> None:
     await rig.ask("Charge?")
     before = rig.recorder.of("before_tool")[-1]
     assert (before.acted_by, before.acted_tier) == ("tool_result_cache", "cache")
-    assert before.call is not None and before.call.data["tool_result_cache"]["hit"] is True
+    assert before.call is not None and before.call.data["tool_result_cache"]["result"] == "hit"
     after = rig.recorder.of("after_tool")[-1]
     assert after.final["run"] == 1
     await rig.close()

@@ -22,6 +22,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from ._keys import KEY_VERSION, Scope, check_name, check_scope, request_digest, scope_digest
+from ._report import report
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
@@ -131,33 +132,38 @@ class ResponseCache:
         key = self.key(callback_context, llm_request)
         if key is None:
             self._stats["unscoped"] += 1
+            report(callback_context, "cache_skip", handler=self.name, reason="unscoped")
             return None
         if state.get(self.no_cache_key):
             self._stats["bypassed"] += 1
+            report(callback_context, "cache_skip", handler=self.name, reason="no_cache")
         else:
-            hit = await self._lookup(key)
+            hit = await self._lookup(key, callback_context)
             if hit is not None:
                 return hit
             self._stats["misses"] += 1
             if self.coalesce:
-                waited = await self._wait_for_leader(key)
+                waited = await self._wait_for_leader(key, callback_context)
                 if waited is not None:
                     return waited
         if state.get(self.no_store_key):
             self._stats["not_stored.no_store"] += 1
+            report(callback_context, "cache_skip", handler=self.name, reason="no_store")
             return None
         state[slot] = key
         if self.coalesce and key not in self._inflight:
             self._inflight[key] = asyncio.get_running_loop().create_future()
         return None
 
-    async def _lookup(self, key: str, *, coalesced: bool = False) -> LlmResponse | None:
+    async def _lookup(self, key: str, ctx: Context) -> LlmResponse | None:
         raw = await self.store.get(key)
         if raw is None:
             return None
-        return await self._hit(key, raw, coalesced=coalesced)
+        return await self._hit(key, raw, ctx, coalesced=False)
 
-    async def _hit(self, key: str, raw: bytes, *, coalesced: bool) -> LlmResponse | None:
+    async def _hit(
+        self, key: str, raw: bytes, ctx: Context, *, coalesced: bool
+    ) -> LlmResponse | None:
         try:
             entry = json.loads(raw)
             response = LlmResponse.model_validate(entry["response"])
@@ -165,10 +171,11 @@ class ResponseCache:
         except (ValueError, TypeError, KeyError) as exc:  # pydantic errors are ValueErrors
             self._stats["corrupt"] += 1
             logger.warning("adk_lattice: cache %r dropped a corrupt entry (%s)", self.name, exc)
+            report(ctx, "cache_error", handler=self.name, reason="corrupt")
             await self.store.delete(key)
             return None
         marker = {
-            "hit": True,
+            "result": "hit",
             "cache": self.name,
             "store": self.store.name,
             "age": round(max(time.time() - stored_at, 0.0), 3),
@@ -182,7 +189,7 @@ class ResponseCache:
             self._stats["coalesced"] += 1
         return response
 
-    async def _wait_for_leader(self, key: str) -> LlmResponse | None:
+    async def _wait_for_leader(self, key: str, ctx: Context) -> LlmResponse | None:
         leader = self._inflight.get(key)
         if leader is None:
             return None
@@ -192,7 +199,7 @@ class ResponseCache:
             return None
         if raw is None:
             return None
-        return await self._hit(key, raw, coalesced=True)
+        return await self._hit(key, raw, ctx, coalesced=True)
 
     # -- store -----------------------------------------------------------------------------
 
@@ -212,12 +219,16 @@ class ResponseCache:
         reason = self._unstorable(outcome)
         if reason is not None:
             self._stats[f"not_stored.{reason}"] += 1
+            report(outcome, "cache_skip", handler=self.name, reason=reason)
         else:
             entry = self._encode(outcome.final)
             if await self.store.set(key, entry, self.ttl):
                 self._stats["stores"] += 1
+                report(outcome, "cache_store", handler=self.name)
             else:
+                entry = None  # waiters must not be served what the store did not keep
                 self._stats["not_stored.store_failed"] += 1
+                report(outcome, "cache_error", handler=self.name, reason="store_failed")
         leader = self._inflight.pop(key, None)
         if leader is not None and not leader.done():
             leader.set_result(entry)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._records import current_call
 from ._keys import KEY_VERSION, Scope, canonical_json, check_name, check_scope, digest, scope_digest
+from ._report import report
 
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
@@ -131,6 +132,7 @@ class ToolResultCache:
         key = self.key(tool.name, tool_args, tool_context)
         if key is None:
             self._stats["unkeyed"] += 1
+            report(tool_context, "cache_skip", handler=self.name, reason="unkeyed")
             return None
         call = current_call()
         raw = await self.store.get(key)
@@ -139,9 +141,10 @@ class ToolResultCache:
             if result is not None:
                 self._stats["hits"] += 1
                 if call is not None:
-                    call.data[self.name] = {"hit": True, "cache": self.name}
+                    call.data[self.name] = {"result": "hit", "cache": self.name}
                 return result
             self._stats["corrupt"] += 1
+            report(tool_context, "cache_error", handler=self.name, reason="corrupt")
             await self.store.delete(key)
         self._stats["misses"] += 1
         if call is not None:
@@ -175,18 +178,20 @@ class ToolResultCache:
         if not isinstance(mine, dict) or "key" not in mine:
             return
         reason = self._unstorable(outcome, ran, mine)
+        if reason is None:
+            try:
+                entry = json.dumps(outcome.final, separators=(",", ":"), ensure_ascii=False)
+            except (TypeError, ValueError):
+                reason = "not_json"
         if reason is not None:
             self._stats[f"not_stored.{reason}"] += 1
-            return
-        try:
-            entry = json.dumps(outcome.final, separators=(",", ":"), ensure_ascii=False).encode()
-        except (TypeError, ValueError):
-            self._stats["not_stored.not_json"] += 1
-            return
-        if await self.store.set(mine["key"], entry, self.ttls[call.tool]):
+            report(outcome, "cache_skip", handler=self.name, reason=reason)
+        elif await self.store.set(mine["key"], entry.encode(), self.ttls[call.tool]):
             self._stats["stores"] += 1
+            report(outcome, "cache_store", handler=self.name)
         else:
             self._stats["not_stored.store_failed"] += 1
+            report(outcome, "cache_error", handler=self.name, reason="store_failed")
 
     def _unstorable(self, outcome: Outcome, ran: bool, mine: dict[str, Any]) -> str | None:
         if not ran:
