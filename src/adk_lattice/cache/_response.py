@@ -127,8 +127,10 @@ class ResponseCache:
         """Serve a stored answer for this request, or remember its key for the store step."""
         state = callback_context.state
         slot = self._slot(callback_context)
-        if state.get(slot) is not None:
-            state[slot] = None  # a key left by a call that never reached after_model
+        stale = state.get(slot)
+        if stale is not None:  # a key left by a call that never reached after_model
+            state[slot] = None
+            self._release(stale, None)
         key = self.key(callback_context, llm_request)
         if key is None:
             self._stats["unscoped"] += 1
@@ -141,11 +143,11 @@ class ResponseCache:
             hit = await self._lookup(key, callback_context)
             if hit is not None:
                 return hit
-            self._stats["misses"] += 1
             if self.coalesce:
                 waited = await self._wait_for_leader(key, callback_context)
                 if waited is not None:
                     return waited
+            self._stats["misses"] += 1
         if state.get(self.no_store_key):
             self._stats["not_stored.no_store"] += 1
             report(callback_context, "cache_skip", handler=self.name, reason="no_store")
@@ -229,6 +231,10 @@ class ResponseCache:
                 entry = None  # waiters must not be served what the store did not keep
                 self._stats["not_stored.store_failed"] += 1
                 report(outcome, "cache_error", handler=self.name, reason="store_failed")
+        self._release(key, entry)
+
+    def _release(self, key: str, entry: bytes | None) -> None:
+        """Wake the requests waiting on this key's model call (coalescing)."""
         leader = self._inflight.pop(key, None)
         if leader is not None and not leader.done():
             leader.set_result(entry)
