@@ -191,3 +191,17 @@ def test_bad_settings_are_refused() -> None:
         ResponseCache(MemoryStore(), ttl=0)
     with pytest.raises(ValueError, match="name"):
         ResponseCache(MemoryStore(), name="a:b")
+
+
+async def test_a_broken_scope_callable_fails_open() -> None:
+    """A scope callable returning a non-string is a cache error: the turn is still answered."""
+    rig = Rig([S.text("answered")], cache=[ResponseCache(MemoryStore(), scope=lambda ctx: 42)])
+    assert text_of(await rig.ask("Hi")) == "answered"
+    assert rig.lattice.stats[("error", "before_model", "response_cache")] == 1
+    await rig.close()
+
+
+def test_a_store_that_is_not_a_store_is_refused() -> None:
+    """Passing something without get/set/delete is a clear TypeError."""
+    with pytest.raises(TypeError, match="store must be a Store"):
+        ResponseCache("redis://localhost")  # type: ignore[arg-type]

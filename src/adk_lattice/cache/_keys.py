@@ -155,6 +155,20 @@ def scope_digest(scope: Scope, ctx: Context) -> str | None:
     return digest(canonical_json(list(parts)), 32)
 
 
+def check_store(store: Any) -> Any:
+    """Validate a store argument (anything with async ``get``/``set``/``delete``).
+
+    Raises:
+        TypeError: when ``store`` lacks those methods.
+    """
+    if not all(callable(getattr(store, m, None)) for m in ("get", "set", "delete")):
+        raise TypeError(
+            f"store must be a Store (MemoryStore, SQLiteStore, RedisStore), "
+            f"got {type(store).__name__}"
+        )
+    return store
+
+
 def check_name(name: str) -> str:
     """Validate a cache name (it is part of every key).
 

@@ -21,7 +21,15 @@ from typing import TYPE_CHECKING, Any, Final
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from ._keys import KEY_VERSION, Scope, check_name, check_scope, request_digest, scope_digest
+from ._keys import (
+    KEY_VERSION,
+    Scope,
+    check_name,
+    check_scope,
+    check_store,
+    request_digest,
+    scope_digest,
+)
 from ._report import report
 
 if TYPE_CHECKING:
@@ -88,7 +96,7 @@ class ResponseCache:
         if coalesce_timeout <= 0:
             raise ValueError("coalesce_timeout must be positive")
         self.name = check_name(name)
-        self.store = store
+        self.store: Store = check_store(store)
         self.ttl = ttl
         self.scope = check_scope(scope)
         self.cache_function_calls = cache_function_calls

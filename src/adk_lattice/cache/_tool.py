@@ -16,7 +16,16 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from .._records import current_call
-from ._keys import KEY_VERSION, Scope, canonical_json, check_name, check_scope, digest, scope_digest
+from ._keys import (
+    KEY_VERSION,
+    Scope,
+    canonical_json,
+    check_name,
+    check_scope,
+    check_store,
+    digest,
+    scope_digest,
+)
 from ._report import report
 
 if TYPE_CHECKING:
@@ -90,7 +99,7 @@ class ToolResultCache:
             if isinstance(targets, str) or stray:
                 raise ValueError(f"invalidates[{mutator!r}] must list cacheable tools: {stray}")
         self.name = check_name(name)
-        self.store = store
+        self.store: Store = check_store(store)
         self.ttls: Mapping[str, float | None] = MappingProxyType(ttls)
         self.invalidates: Mapping[str, tuple[str, ...]] = MappingProxyType(inval)
         #: Handler scoping: the lattice calls this handler only for these tools.
