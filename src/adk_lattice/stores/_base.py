@@ -1,0 +1,202 @@
+"""The one async store interface: bytes in, bytes out, TTL, prefix deletes, fail-soft.
+
+Every store (memory, SQLite, Redis) subclasses :class:`Store` and implements the five
+``_``-methods. The public methods wrap them so that a backend failure (connection refused,
+timeout, a locked or corrupt database) never reaches the caller: it is logged once per
+outage, counted, and reported as a miss (``get`` returns None, ``set`` returns False). A run
+that loses its cache gets slower, never broken.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Mapping
+from types import MappingProxyType
+from typing import Final
+
+logger = logging.getLogger("adk_lattice.stores")
+
+#: The counters every store keeps (``stats``); a store may add its own.
+STAT_NAMES: Final = (
+    "hits",  # get found a live entry
+    "misses",  # get found nothing (absent or expired)
+    "sets",  # set stored an entry
+    "deletes",  # delete / delete_prefix calls that reached the backend
+    "errors",  # a backend call failed (logged once per outage)
+    "skipped",  # calls not sent to a backend that failed less than retry_after ago
+)
+
+
+def check_ttl(ttl: float | None) -> float | None:
+    """Validate a time-to-live in seconds.
+
+    Raises:
+        ValueError: when ``ttl`` is not None and not a positive number.
+    """
+    if ttl is None:
+        return None
+    if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
+        raise ValueError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
+    return float(ttl)
+
+
+class Store(ABC):
+    """An async key-value store of bytes with per-entry TTL and prefix invalidation.
+
+    Args:
+        name: the name used in logs and counters.
+        retry_after: seconds to stop sending calls to a backend after it failed, so an
+            outage costs one timeout, not one per call; 0 retries on every call.
+
+    Subclasses implement ``_get``, ``_set``, ``_delete``, ``_delete_prefix`` and ``_close``
+    and may raise anything from them; the public methods turn failures into misses.
+    """
+
+    def __init__(self, *, name: str, retry_after: float = 0.0) -> None:
+        if retry_after < 0:
+            raise ValueError("retry_after must be >= 0")
+        self.name = name
+        self._retry_after = float(retry_after)
+        self._down_until = 0.0
+        self._down = False
+        self._stats: Counter[str] = Counter(dict.fromkeys(STAT_NAMES, 0))
+
+    @property
+    def stats(self) -> Mapping[str, int]:
+        """Live counters: ``hits``, ``misses``, ``sets``, ``deletes``, ``errors``, ``skipped``..."""
+        return MappingProxyType(self._stats)
+
+    @property
+    def healthy(self) -> bool:
+        """False while the backend is considered down (its last call failed)."""
+        return not self._down
+
+    async def get(self, key: str) -> bytes | None:
+        """The value stored under ``key``, or None when absent, expired or unreachable."""
+        _check_key(key)
+        if self._skip():
+            return None
+        try:
+            value = await self._get(key)
+        except Exception as exc:
+            self._failed("get", exc)
+            return None
+        self._ok()
+        self._stats["hits" if value is not None else "misses"] += 1
+        return value
+
+    async def set(self, key: str, value: bytes, ttl: float | None = None) -> bool:
+        """Store ``value`` under ``key`` for ``ttl`` seconds (None: until evicted).
+
+        Returns:
+            True when stored; False when the backend failed or refused it (too large).
+
+        Raises:
+            TypeError: when ``value`` is not bytes. ValueError: on a bad ``ttl``.
+        """
+        _check_key(key)
+        if not isinstance(value, bytes):
+            raise TypeError(f"store values are bytes, got {type(value).__name__}")
+        ttl = check_ttl(ttl)
+        if self._skip():
+            return False
+        try:
+            stored = await self._set(key, value, ttl)
+        except Exception as exc:
+            self._failed("set", exc)
+            return False
+        self._ok()
+        if stored:
+            self._stats["sets"] += 1
+        return stored
+
+    async def delete(self, key: str) -> None:
+        """Remove ``key`` if present (a failure is logged and counted)."""
+        _check_key(key)
+        if self._skip():
+            return
+        try:
+            await self._delete(key)
+        except Exception as exc:
+            self._failed("delete", exc)
+            return
+        self._ok()
+        self._stats["deletes"] += 1
+
+    async def delete_prefix(self, prefix: str) -> int:
+        """Remove every key starting with ``prefix``.
+
+        Returns:
+            How many entries were removed (0 when the backend failed).
+        """
+        if not isinstance(prefix, str) or not prefix:
+            raise ValueError("delete_prefix needs a non-empty string prefix")
+        if self._skip():
+            return 0
+        try:
+            removed = await self._delete_prefix(prefix)
+        except Exception as exc:
+            self._failed("delete_prefix", exc)
+            return 0
+        self._ok()
+        self._stats["deletes"] += 1
+        return removed
+
+    async def close(self) -> None:
+        """Release connections and files; safe to call more than once."""
+        try:
+            await self._close()
+        except Exception:
+            logger.exception("adk_lattice: closing store %r failed", self.name)
+
+    # -- for subclasses --------------------------------------------------------------------
+
+    @abstractmethod
+    async def _get(self, key: str) -> bytes | None: ...
+
+    @abstractmethod
+    async def _set(self, key: str, value: bytes, ttl: float | None) -> bool: ...
+
+    @abstractmethod
+    async def _delete(self, key: str) -> None: ...
+
+    @abstractmethod
+    async def _delete_prefix(self, prefix: str) -> int: ...
+
+    @abstractmethod
+    async def _close(self) -> None: ...
+
+    # -- failure bookkeeping -------------------------------------------------------------------
+
+    def _skip(self) -> bool:
+        if self._down and time.monotonic() < self._down_until:
+            self._stats["skipped"] += 1
+            return True
+        return False
+
+    def _failed(self, op: str, exc: BaseException) -> None:
+        self._stats["errors"] += 1
+        self._down_until = time.monotonic() + self._retry_after
+        if not self._down:  # one warning per outage, not one per call
+            logger.warning(
+                "adk_lattice: store %r failed on %s (%s: %s); treating it as a miss%s",
+                self.name,
+                op,
+                type(exc).__name__,
+                exc,
+                f" and pausing it for {self._retry_after:g}s" if self._retry_after else "",
+            )
+        self._down = True
+
+    def _ok(self) -> None:
+        if self._down:
+            logger.warning("adk_lattice: store %r answers again", self.name)
+            self._down = False
+
+
+def _check_key(key: str) -> None:
+    if not isinstance(key, str) or not key:
+        raise ValueError(f"store keys are non-empty strings, got {key!r}")

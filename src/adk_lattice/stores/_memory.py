@@ -1,0 +1,119 @@
+"""``MemoryStore``: an in-process LRU of bytes, bounded by entries and bytes, with TTL."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from typing import Any
+
+from cachetools import TLRUCache
+
+from ._base import Store
+
+# Per-entry bookkeeping of a dict slot, counted against max_bytes with the key and value.
+_ENTRY_OVERHEAD = 64
+
+
+class _Entries(TLRUCache[str, tuple[bytes, float | None]]):
+    """cachetools' time-aware LRU that counts what it evicts for room."""
+
+    evicted = 0
+
+    def popitem(self) -> tuple[str, tuple[bytes, float | None]]:
+        item = super().popitem()
+        self.evicted += 1
+        return item
+
+
+def _ttu(_key: str, value: tuple[bytes, float | None], now: float) -> float:
+    ttl = value[1]
+    return now + ttl if ttl is not None else math.inf
+
+
+class MemoryStore(Store):
+    """A process-local store: least recently used entries go first, expired ones never hit.
+
+    Built on ``cachetools.TLRUCache`` (per-entry expiry plus LRU order). The byte bound
+    counts each value plus a fixed per-entry overhead; the entry bound is enforced after each
+    write. A lock makes every operation atomic, so concurrent tasks (and threads running
+    sync tools) can share one instance.
+
+    Args:
+        max_entries: most entries kept.
+        max_bytes: most bytes kept (values + per-entry overhead); a single larger value is
+            refused (``set`` returns False, counted as ``too_large``).
+        name: the name used in logs and counters.
+
+    Example::
+
+        store = MemoryStore(max_entries=1000, max_bytes=16 * 2**20)
+        await store.set("k", b"v", ttl=60)
+    """
+
+    def __init__(
+        self,
+        *,
+        max_entries: int = 10_000,
+        max_bytes: int = 64 * 2**20,
+        name: str = "memory",
+    ) -> None:
+        super().__init__(name=name)
+        if max_entries < 1 or max_bytes < 1:
+            raise ValueError("max_entries and max_bytes must be at least 1")
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._entries = _Entries(
+            maxsize=max_bytes, ttu=_ttu, timer=time.monotonic, getsizeof=self._sizeof
+        )
+        self._lock = threading.Lock()
+        self._stats["too_large"] = 0
+        self._stats["evictions"] = 0
+
+    @staticmethod
+    def _sizeof(value: Any) -> int:
+        return len(value[0]) + _ENTRY_OVERHEAD
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._entries.expire()
+            return len(self._entries)
+
+    @property
+    def size_bytes(self) -> int:
+        """Bytes held now, as counted against ``max_bytes``."""
+        with self._lock:
+            self._entries.expire()
+            return int(self._entries.currsize)
+
+    async def _get(self, key: str) -> bytes | None:
+        with self._lock:
+            entry = self._entries.get(key)
+        return entry[0] if entry is not None else None
+
+    async def _set(self, key: str, value: bytes, ttl: float | None) -> bool:
+        with self._lock:
+            try:
+                self._entries[key] = (value, ttl)
+            except ValueError:  # larger than max_bytes on its own
+                self._stats["too_large"] += 1
+                return False
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem()
+            self._stats["evictions"] = self._entries.evicted
+        return True
+
+    async def _delete(self, key: str) -> None:
+        with self._lock:
+            self._entries.pop(key, None)
+
+    async def _delete_prefix(self, prefix: str) -> int:
+        with self._lock:
+            doomed = [k for k in self._entries if k.startswith(prefix)]
+            for k in doomed:
+                self._entries.pop(k, None)
+        return len(doomed)
+
+    async def _close(self) -> None:
+        with self._lock:
+            self._entries.clear()

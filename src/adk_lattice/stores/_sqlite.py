@@ -1,0 +1,207 @@
+"""``SQLiteStore``: a persistent store in one file, shared safely by several processes.
+
+Runs on ``aiosqlite`` (already installed with google-adk): one connection on its own
+thread, so SQLite's blocking calls, and its busy-waits while another process holds the
+write lock, never stall the event loop, with no thread plumbing of our own.
+Several processes may use one file: the database runs in WAL mode (readers never block
+the writer) with a busy timeout, and every write is one short transaction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import time
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiosqlite
+
+from ._base import Store
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS entries (
+    key TEXT PRIMARY KEY,
+    value BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    expires_at REAL,
+    accessed_at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS entries_accessed ON entries (accessed_at);
+CREATE INDEX IF NOT EXISTS entries_expires ON entries (expires_at);
+CREATE TABLE IF NOT EXISTS totals (id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER, bytes INTEGER);
+INSERT OR IGNORE INTO totals VALUES (0, 0, 0);
+CREATE TRIGGER IF NOT EXISTS entries_ins AFTER INSERT ON entries BEGIN
+    UPDATE totals SET n = n + 1, bytes = bytes + NEW.size WHERE id = 0; END;
+CREATE TRIGGER IF NOT EXISTS entries_del AFTER DELETE ON entries BEGIN
+    UPDATE totals SET n = n - 1, bytes = bytes - OLD.size WHERE id = 0; END;
+CREATE TRIGGER IF NOT EXISTS entries_upd AFTER UPDATE OF size ON entries BEGIN
+    UPDATE totals SET bytes = bytes - OLD.size + NEW.size WHERE id = 0; END;
+"""
+
+# Eviction deletes the least recently used rows in batches of at least this many.
+_EVICT_BATCH = 32
+
+
+class SQLiteStore(Store):
+    """A store in an SQLite file: TTL, an entry and byte bound, least recently used evicted.
+
+    A read refreshes an entry's recency at most every ``touch_interval`` seconds, so
+    repeated hits on a hot entry do not write.
+    Totals are kept by triggers in the same transaction as each write, so the bound holds
+    across processes without scanning the table. Expired rows are never returned and are
+    removed when met or when room is needed.
+
+    Args:
+        path: the database file (created with its directory if missing).
+        max_entries: most entries kept.
+        max_bytes: most value bytes kept.
+        busy_timeout: seconds to wait for another process's write lock before failing
+            (a failure is a miss, like any store failure).
+        touch_interval: seconds between recency updates of one entry on reads (the
+            granularity of least-recently-used order); 0 updates on every read.
+        name: the name used in logs and counters.
+
+    Example::
+
+        store = SQLiteStore("var/cache.sqlite3", max_bytes=256 * 2**20)
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        max_entries: int = 100_000,
+        max_bytes: int = 256 * 2**20,
+        busy_timeout: float = 5.0,
+        touch_interval: float = 1.0,
+        name: str = "sqlite",
+    ) -> None:
+        super().__init__(name=name)
+        if max_entries < 1 or max_bytes < 1:
+            raise ValueError("max_entries and max_bytes must be at least 1")
+        if busy_timeout < 0:
+            raise ValueError("busy_timeout must be >= 0")
+        self.path = os.fspath(path)
+        self.max_entries = max_entries
+        self.max_bytes = max_bytes
+        self._busy_ms = int(busy_timeout * 1000)
+        self._touch_interval = float(touch_interval)
+        self._db: aiosqlite.Connection | None = None
+        self._opening: asyncio.Lock | None = None
+        # One connection serves every task: statements of two tasks must not interleave
+        # (a delete run inside another task's transaction would roll back with it).
+        self._busy: asyncio.Lock | None = None
+        self._stats["evictions"] = 0
+
+    async def _conn(self) -> aiosqlite.Connection:
+        if self._db is not None:
+            return self._db
+        if self._opening is None:
+            self._opening = asyncio.Lock()
+            self._busy = asyncio.Lock()
+        async with self._opening:
+            if self._db is None:
+                await asyncio.to_thread(_make_parent, self.path)
+                db = await aiosqlite.connect(self.path, isolation_level=None)
+                try:
+                    # busy_timeout first: switching to WAL needs a lock another process may hold.
+                    await db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+                    await db.execute("PRAGMA journal_mode = WAL")
+                    await db.execute("PRAGMA synchronous = NORMAL")
+                    await db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+                except BaseException:
+                    await db.close()
+                    raise
+                self._db = db
+        return self._db
+
+    @contextlib.asynccontextmanager
+    async def _use(self) -> AsyncIterator[aiosqlite.Connection]:
+        db = await self._conn()
+        assert self._busy is not None
+        async with self._busy:
+            yield db
+
+    async def _get(self, key: str) -> bytes | None:
+        async with self._use() as db:
+            now = time.time()
+            sql = "SELECT value, expires_at, accessed_at FROM entries WHERE key = ?"
+            async with db.execute(sql, (key,)) as cur:
+                row = await cur.fetchone()
+            if row is None:
+                return None
+            value, expires_at, accessed_at = row
+            if expires_at is not None and expires_at <= now:
+                sql = "DELETE FROM entries WHERE key = ? AND expires_at <= ?"
+                await db.execute(sql, (key, now))
+                return None
+            if accessed_at <= now - self._touch_interval:  # hot keys' reads stay read-only
+                await db.execute("UPDATE entries SET accessed_at = ? WHERE key = ?", (now, key))
+        return bytes(value)
+
+    async def _set(self, key: str, value: bytes, ttl: float | None) -> bool:
+        if len(value) > self.max_bytes:
+            return False
+        now = time.time()
+        expires = now + ttl if ttl is not None else None
+        async with self._use() as db:
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                await db.execute(
+                    "INSERT INTO entries (key, value, size, expires_at, accessed_at)"
+                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
+                    " value = excluded.value, size = excluded.size,"
+                    " expires_at = excluded.expires_at, accessed_at = excluded.accessed_at",
+                    (key, value, len(value), expires, now),
+                )
+                await self._make_room(db, now)
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+        return True
+
+    async def _make_room(self, db: aiosqlite.Connection, now: float) -> None:
+        n, size = await self._totals(db)
+        if n <= self.max_entries and size <= self.max_bytes:
+            return
+        await db.execute("DELETE FROM entries WHERE expires_at <= ?", (now,))
+        n, size = await self._totals(db)
+        while n > 0 and (n > self.max_entries or size > self.max_bytes):
+            batch = max(n - self.max_entries, _EVICT_BATCH if size > self.max_bytes else 0)
+            cur = await db.execute(
+                "DELETE FROM entries WHERE key IN"
+                " (SELECT key FROM entries ORDER BY accessed_at LIMIT ?)",
+                (batch,),
+            )
+            self._stats["evictions"] += max(cur.rowcount, 0)
+            n, size = await self._totals(db)
+
+    @staticmethod
+    async def _totals(db: aiosqlite.Connection) -> tuple[int, int]:
+        async with db.execute("SELECT n, bytes FROM totals WHERE id = 0") as cur:
+            row: Any = await cur.fetchone()
+        return int(row[0]), int(row[1])
+
+    async def _delete(self, key: str) -> None:
+        async with self._use() as db:
+            await db.execute("DELETE FROM entries WHERE key = ?", (key,))
+
+    async def _delete_prefix(self, prefix: str) -> int:
+        # A range on the primary key: code point order is SQLite's binary UTF-8 order.
+        upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
+        async with self._use() as db:
+            sql = "DELETE FROM entries WHERE key >= ? AND key < ?"
+            cur = await db.execute(sql, (prefix, upper))
+        return max(cur.rowcount, 0)
+
+    async def _close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            await db.close()
+
+
+def _make_parent(path: str) -> None:
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)

@@ -1,0 +1,106 @@
+"""Canonical keys: stable, blind to volatile ids, sensitive to everything that changes answers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.models.llm_request import LlmRequest
+from google.genai import types
+
+import adk_lattice.cache as cache_pkg
+import adk_lattice.stores as stores_pkg
+from adk_lattice.cache import canonical_json, request_digest, request_material
+
+
+def _request(**overrides: Any) -> LlmRequest:
+    call = types.FunctionCall(
+        name="lookup", args={"b": 2, "a": 1}, id=overrides.pop("call_id", "x")
+    )
+    reply = types.FunctionResponse(name="lookup", response={"ok": True}, id="x")
+    contents = [
+        types.Content(role="user", parts=[types.Part(text=overrides.pop("text", "Hi"))]),
+        types.Content(
+            role="model",
+            parts=[types.Part(function_call=call, thought_signature=overrides.pop("sig", b"s"))],
+        ),
+        types.Content(role="user", parts=[types.Part(function_response=reply)]),
+    ]
+    decl = types.FunctionDeclaration(name=overrides.pop("tool", "lookup"), description="Look up.")
+    config = types.GenerateContentConfig(
+        system_instruction=overrides.pop("instruction", "Be brief."),
+        temperature=overrides.pop("temperature", 0.0),
+        tools=[types.Tool(function_declarations=[decl])],
+        labels=overrides.pop("labels", None),
+    )
+    return LlmRequest(model=overrides.pop("model", "fake-model"), contents=contents, config=config)
+
+
+def test_same_request_gives_the_same_digest() -> None:
+    """Two equal requests built separately have one digest."""
+    assert request_digest(_request()) == request_digest(_request())
+
+
+def test_function_call_ids_and_thought_signatures_are_ignored() -> None:
+    """Per-call ids and opaque signatures do not change the key."""
+    assert request_digest(_request(call_id="adk-1", sig=b"a")) == request_digest(
+        _request(call_id="adk-2", sig=b"b")
+    )
+
+
+def test_billing_labels_are_ignored() -> None:
+    """Labels (billing metadata) do not change the key."""
+    assert request_digest(_request(labels={"team": "a"})) == request_digest(_request())
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"model": "fake-other"},
+        {"instruction": "Be verbose."},
+        {"tool": "lookup_v2"},
+        {"temperature": 0.7},
+        {"text": "Hello"},
+    ],
+)
+def test_what_changes_the_answer_changes_the_digest(change: dict[str, Any]) -> None:
+    """Model, system instruction, tool declarations, settings and contents are in the key."""
+    assert request_digest(_request(**change)) != request_digest(_request())
+
+
+def test_material_lists_exactly_the_documented_fields() -> None:
+    """The key material has the documented top-level fields and no ids."""
+    material = request_material(_request())
+    assert sorted(material) == [
+        "contents",
+        "model",
+        "previous_interaction_id",
+        "settings",
+        "system_instruction",
+        "tools",
+    ]
+    assert b'"id"' not in canonical_json(material["contents"])
+
+
+def test_canonical_json_sorts_keys() -> None:
+    """Key order does not change the serialisation."""
+    assert canonical_json({"b": 1, "a": [1, {"d": 2, "c": 3}]}) == canonical_json(
+        {"a": [1, {"c": 3, "d": 2}], "b": 1}
+    )
+
+
+def test_inline_bytes_are_keyed() -> None:
+    """Binary parts serialise and different bytes give different digests."""
+
+    def with_blob(data: bytes) -> LlmRequest:
+        part = types.Part(inline_data=types.Blob(mime_type="image/png", data=data))
+        return LlmRequest(model="m", contents=[types.Content(role="user", parts=[part])])
+
+    assert request_digest(with_blob(b"\x00\x01")) != request_digest(with_blob(b"\x00\x02"))
+
+
+@pytest.mark.parametrize("module", [cache_pkg, stores_pkg])
+def test_all_is_sorted_and_complete(module: Any) -> None:
+    """__all__ is sorted and every name in it exists."""
+    assert module.__all__ == sorted(module.__all__)
+    assert all(hasattr(module, name) for name in module.__all__)
