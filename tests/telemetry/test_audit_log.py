@@ -255,7 +255,7 @@ async def test_records_hold_no_content_by_default() -> None:
     text = json.dumps(records)
     assert "the secret plan" not in text
     assert PII not in text
-    assert "12.5" not in text
+    assert "amount" not in text  # the tool result's field; timings may contain any digits
 
 
 @pytest.mark.parametrize(
