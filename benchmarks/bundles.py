@@ -33,16 +33,30 @@ class NoOp(BasePlugin):
 
 def _bundle(tmp: str) -> Lattice:
     from adk_lattice.cache import ResponseCache
-    from adk_lattice.policy import CapToolResult, InjectionGuard, RedactPII, RequireState, ToolGuard
+    from adk_lattice.policy import (
+        CapToolResult,
+        InjectionGuard,
+        RedactPII,
+        RequireState,
+        ToolGuard,
+        ToolRule,
+    )
     from adk_lattice.stores import MemoryStore
     from adk_lattice.telemetry import AuditLog, Telemetry
 
+    lookup_rule = ToolRule(
+        schema={
+            "type": "object",
+            "required": ["charge_id"],
+            "properties": {"charge_id": {"type": "string", "maxLength": 64}},
+        }
+    )
     return Lattice(
         name="bundle",
         policy=[
             RequireState("user:account_active", message="Your account is inactive."),
             InjectionGuard(),
-            ToolGuard(),
+            ToolGuard({"lookup_charge": lookup_rule}),
             RedactPII(),
             CapToolResult(max_items=20),
         ],

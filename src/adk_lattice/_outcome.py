@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from ._hooks import SUBJECT_ARG, HookName, Tier
 
@@ -26,9 +26,8 @@ SynthReason = Literal[
 ]
 
 
-@dataclass(slots=True, frozen=True)
-class Step:
-    """What one decider did on one hook.
+class Step(NamedTuple):
+    """What one decider did on one hook (a named tuple: cheap on the hot path).
 
     Attributes:
         handler: the handler's name.

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
+from cachetools import LRUCache
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
@@ -29,6 +30,10 @@ _INVISIBLE: Final = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _B64: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
 #: Built-in families: safe to report as reason codes (a user detector's verdict may quote).
 _FAMILIES: Final = frozenset({r.family for r in RULES} | {"encoded_payload"})
+#: Verdicts on texts up to this long are remembered: each model call of a turn re-sends the
+#: same user turn and tool results, and scanning costs about 1 us per character.
+_MEMO_CHARS: Final = 8_192
+_MEMO_SIZE: Final = 1_024
 _HEX: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 
 
@@ -140,6 +145,8 @@ class InjectionGuard:
         self.max_chars = max_chars
         self.name = name
         self._counts = Counts()
+        # A benign verdict is stored as "" (None would read as a miss).
+        self._memo: LRUCache[tuple[str, str], Finding | str] = LRUCache(maxsize=_MEMO_SIZE)
 
     @property
     def counts(self) -> Mapping[str, int]:
@@ -148,6 +155,16 @@ class InjectionGuard:
 
     def detect(self, text: str, source: str = "user", *, _depth: int = 0) -> Finding | None:
         """The built-in verdict on one text: a :class:`Finding`, or None when it looks benign."""
+        if _depth == 0 and len(text) <= _MEMO_CHARS:
+            key = (source, text)
+            known = self._memo.get(key)
+            if known is None:
+                known = self._scan(text, source, 0) or ""
+                self._memo[key] = known
+            return known if isinstance(known, Finding) else None
+        return self._scan(text, source, _depth)
+
+    def _scan(self, text: str, source: str, _depth: int) -> Finding | None:
         text = normalize(text[: self.max_chars])
         score: dict[str, float] = {}
         hits: dict[str, list[str]] = {}
@@ -164,7 +181,7 @@ class InjectionGuard:
             return Finding(family, names, source)
         if _depth == 0 and self.rules:
             for hidden in _decoded(text):
-                inner = self.detect(hidden, source, _depth=1)
+                inner = self._scan(hidden, source, 1)
                 if inner is not None:
                     return Finding("encoded_payload", inner.rules, source, encoded=True)
         return None
