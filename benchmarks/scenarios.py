@@ -301,11 +301,118 @@ async def throughput() -> dict[str, Any]:
     return {"scenario": "throughput", "concurrent_sessions": sessions, "results": results}
 
 
+def _percentile(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _request_of_size(base: Any, size: int) -> Any:
+    """A copy of a real request whose contents hold about ``size`` bytes of text."""
+    req = base.model_copy(deep=True)
+    words = "the charge was refunded to the original card after review "
+    text = (words * (size // len(words) + 1))[:size]
+    req.contents = [types.Content(role="user", parts=[types.Part(text=text)])]
+    return req
+
+
+@contextlib.contextmanager
+def _redis_server() -> Iterator[str | None]:
+    """A throw-away redis-server on a free loopback port, or None when there is none."""
+    import shutil
+    import socket
+    import subprocess
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        yield None
+        return
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    args = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.1):
+                    break
+            except OSError:
+                time.sleep(0.05)
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=5)
+
+
+async def cache() -> dict[str, Any]:
+    """Cache key cost against the serialise-and-hash floor, and hit latency per store."""
+    import hashlib
+    import tempfile
+
+    from adk_lattice.cache import ResponseCache
+    from adk_lattice.cache._keys import request_digest
+    from adk_lattice.stores import MemoryStore, RedisStore, SQLiteStore
+
+    ctx, base = await _captured()
+    keys: dict[str, Any] = {}
+    for size in (1_000, 10_000, 100_000, 1_000_000):
+        req = _request_of_size(base, size)
+        runs = max(5, 2_000_000 // (size + 2_000))
+
+        def floor(req: Any = req) -> str:
+            return hashlib.sha256(req.model_dump_json().encode()).hexdigest()
+
+        def key(req: Any = req) -> str:
+            return request_digest(req)
+
+        timings: dict[str, list[float]] = {"floor": [], "key": []}
+        for _ in range(REPETITIONS):
+            for name, fn in (("floor", floor), ("key", key)):
+                start = time.perf_counter()
+                for _ in range(runs):
+                    fn()
+                timings[name].append((time.perf_counter() - start) / runs)
+        f, k = statistics.median(timings["floor"]), statistics.median(timings["key"])
+        keys[f"{size // 1000} KB"] = {
+            "floor_us": round(f * 1e6, 1),
+            "key_us": round(k * 1e6, 1),
+            "key_to_floor": round(k / f, 3),
+        }
+    hits: dict[str, Any] = {}
+    with _redis_server() as redis_url:
+        stores: dict[str, Any] = {
+            "memory": MemoryStore(),
+            "sqlite": SQLiteStore(os.path.join(tempfile.mkdtemp(prefix="bench-"), "c.db")),
+        }
+        if redis_url is not None:
+            stores["redis"] = RedisStore(redis_url, namespace="bench")
+        from adk_lattice.testing import llm_response
+
+        for name, store in stores.items():
+            rc = ResponseCache(store, name=f"bench_{name}")
+            key = rc.key(ctx, base)
+            assert key is not None
+            await store.set(key, rc._encode(llm_response("a cached answer")), None)
+            samples = []
+            for _ in range(1_000):
+                start = time.perf_counter()
+                served = await rc._lookup(key, ctx)
+                samples.append(time.perf_counter() - start)
+                assert served is not None
+            hits[name] = {
+                "p50_ms": round(_percentile(samples, 0.5) * 1000, 4),
+                "p99_ms": round(_percentile(samples, 0.99) * 1000, 4),
+            }
+            await store.close()
+    return {"scenario": "cache", "key_cost": keys, "hit_latency": hits}
+
+
 SCENARIOS: dict[str, Callable[[], Awaitable[dict[str, Any]]]] = {
     "per_turn_text": lambda: per_turn("text"),
     "per_turn_tool": lambda: per_turn("tool"),
     "dispatch": dispatch,
     "memory": memory,
+    "cache": cache,
     "throughput": throughput,
 }
 

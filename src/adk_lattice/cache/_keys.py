@@ -16,15 +16,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
     from google.adk.models.llm_request import LlmRequest
+    from pydantic.main import IncEx
 
 #: Bumped when the key material changes, so old entries are never read with new meaning.
-KEY_VERSION: Final = "v1"
+KEY_VERSION: Final = "v2"
 
 #: ``GenerateContentConfig`` fields that never change the answer (transport, billing).
 _CONFIG_IGNORED: Final = frozenset({"http_options", "labels"})
-#: Fields dropped from every part: ids ADK or the provider invent per call.
-_PART_VOLATILE: Final = ("thought_signature",)
-_CALL_FIELDS: Final = ("function_call", "function_response")
 
 ScopeName: TypeAlias = Literal["user", "session", "app", "global"]
 #: A scope: a name, or a callable from the context to the parts that identify who may
@@ -49,16 +47,36 @@ def digest(data: bytes, size: int = 64) -> str:
     return hashlib.sha256(data).hexdigest()[:size]
 
 
-def _clean_parts(contents: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    for content in contents:
-        for part in content.get("parts") or ():
-            for name in _PART_VOLATILE:
-                part.pop(name, None)
-            for name in _CALL_FIELDS:
-                call = part.get(name)
-                if isinstance(call, dict):
-                    call.pop("id", None)
-    return contents
+#: Dropped from every part of every content: ids ADK or the provider invent per call.
+_CONTENT_EXCLUDE: Final[IncEx] = {  # type: ignore[assignment]
+    "parts": {
+        "__all__": {
+            "thought_signature": True,
+            "function_call": {"id"},
+            "function_response": {"id"},
+        }
+    }
+}
+
+
+def _header(llm_request: LlmRequest) -> dict[str, Any]:
+    """Everything but the contents: small, so serialised canonically (sorted keys)."""
+    config = llm_request.config
+    settings = config.model_dump(
+        mode="json",
+        exclude_none=True,
+        exclude=set(_CONFIG_IGNORED | {"system_instruction", "tools"}),
+    )
+    instruction = config.system_instruction
+    if instruction is not None and not isinstance(instruction, str):
+        instruction = _dump(instruction)
+    return {
+        "model": llm_request.model,
+        "system_instruction": instruction,
+        "tools": [_dump(t) for t in config.tools or ()],
+        "settings": settings,
+        "previous_interaction_id": llm_request.previous_interaction_id,
+    }
 
 
 def request_material(llm_request: LlmRequest) -> dict[str, Any]:
@@ -72,24 +90,12 @@ def request_material(llm_request: LlmRequest) -> dict[str, Any]:
         of the generation config but transport and billing fields), ``contents`` (volatile
         ids removed) and ``previous_interaction_id`` (stateful APIs answer from it).
     """
-    config = llm_request.config
-    settings = config.model_dump(
-        mode="json",
-        exclude_none=True,
-        exclude=set(_CONFIG_IGNORED | {"system_instruction", "tools"}),
-    )
-    instruction = config.system_instruction
-    if instruction is not None and not isinstance(instruction, str):
-        instruction = _dump(instruction)
-    contents = [c.model_dump(mode="json", exclude_none=True) for c in llm_request.contents]
-    return {
-        "model": llm_request.model,
-        "system_instruction": instruction,
-        "tools": [_dump(t) for t in config.tools or ()],
-        "settings": settings,
-        "contents": _clean_parts(contents),
-        "previous_interaction_id": llm_request.previous_interaction_id,
-    }
+    material = _header(llm_request)
+    material["contents"] = [
+        c.model_dump(mode="json", exclude_none=True, exclude=_CONTENT_EXCLUDE)
+        for c in llm_request.contents
+    ]
+    return material
 
 
 def _dump(value: Any) -> Any:
@@ -104,8 +110,18 @@ def _dump(value: Any) -> Any:
 
 
 def request_digest(llm_request: LlmRequest) -> str:
-    """The SHA-256 of the canonical request material (64 hex digits)."""
-    return digest(canonical_json(request_material(llm_request)))
+    """The SHA-256 of the request material (64 hex digits).
+
+    The header is canonical JSON (sorted keys); each content is pydantic's own JSON
+    serialisation (the model's field order, volatile ids excluded), hashed one after the
+    other. Contents are most of a request, and the serializer in pydantic-core writes them
+    about twice as fast as building dicts and sorting them, for the same stable result.
+    """
+    h = hashlib.sha256(canonical_json(_header(llm_request)))
+    for content in llm_request.contents:
+        h.update(b"\x1e")  # record separator: no content's JSON contains it raw
+        h.update(content.model_dump_json(exclude_none=True, exclude=_CONTENT_EXCLUDE).encode())
+    return h.hexdigest()
 
 
 def check_scope(scope: Scope) -> Scope:
