@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint format typecheck check clean
+.PHONY: demo test bench lint format typecheck check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,15 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+$(VENV)/.bench: $(STAMP) benchmarks/constraints.txt
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]' -c benchmarks/constraints.txt
+	touch $(VENV)/.bench
+
+# One process per scenario, warm-up first, configurations interleaved; prints the table
+# and writes bench-results.json. redis-server on PATH adds the Redis hit latency.
+bench: $(VENV)/.bench
+	$(BIN)/python benchmarks/run.py bench-results.json
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples

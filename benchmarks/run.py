@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("dispatch", "per_turn_text", "per_turn_tool", "throughput", "memory")
+ORDER = ("dispatch", "per_turn_text", "per_turn_tool", "cache", "throughput", "memory")
 LABELS = {
     "bare": "bare ADK",
     "noop": "ADK + no-op BasePlugin",
@@ -66,14 +66,22 @@ def table(results: list[dict[str, Any]]) -> str:
         if "error" in r:
             out.append(f"failed: {r['error']}")
             continue
-        rows = r["results"]
-        keys = list(next(iter(rows.values())).keys())
-        out.append("| configuration | " + " | ".join(keys) + " |")
-        out.append("|---" * (len(keys) + 1) + "|")
-        for name, row in rows.items():
-            cells = " | ".join(str(row[k]) for k in keys)
-            out.append(f"| {LABELS.get(name, name)} | {cells} |")
+        for title, rows in _sections(r):
+            if title:
+                out.append(f"\n{title}")
+            keys = list(next(iter(rows.values())).keys())
+            out.append("| configuration | " + " | ".join(keys) + " |")
+            out.append("|---" * (len(keys) + 1) + "|")
+            for name, row in rows.items():
+                cells = " | ".join(str(row[k]) for k in keys)
+                out.append(f"| {LABELS.get(name, name)} | {cells} |")
     return "\n".join(out)
+
+
+def _sections(r: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    if "results" in r:
+        return [("", r["results"])]
+    return [(k, v) for k, v in r.items() if isinstance(v, dict) and v]
 
 
 def main() -> int:
