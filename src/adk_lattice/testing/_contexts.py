@@ -185,21 +185,19 @@ def tool_context(
     Raises:
         TypeError: when ``invocation`` is given together with invocation options.
     """
-    options: dict[str, Any] = {
-        "state": state,
-        "agent": agent,
-        "agent_name": agent_name,
-        "invocation_id": invocation_id,
-        "user_id": user_id,
-        "app_name": app_name,
-        "session_id": session_id,
-        "user_text": user_text,
-    }
-    if invocation is None:
-        invocation = invocation_context(**options)
-    else:
-        invocation = _shared(invocation, options)
-    return Context(invocation, function_call_id=function_call_id)
+    ctx = callback_context(
+        state=state,
+        agent=agent,
+        agent_name=agent_name,
+        invocation_id=invocation_id,
+        user_id=user_id,
+        app_name=app_name,
+        session_id=session_id,
+        user_text=user_text,
+        invocation=invocation,
+    )
+    ctx.function_call_id = function_call_id
+    return ctx
 
 
 def llm_request(
