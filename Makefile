@@ -31,12 +31,12 @@ bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py bench-results.json
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests examples
-	$(BIN)/ruff format --check src tests examples
+	$(BIN)/ruff check src tests examples benchmarks
+	$(BIN)/ruff format --check src tests examples benchmarks
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests examples
-	$(BIN)/ruff check --fix src tests examples
+	$(BIN)/ruff format src tests examples benchmarks
+	$(BIN)/ruff check --fix src tests examples benchmarks
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
