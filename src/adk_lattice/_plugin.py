@@ -568,7 +568,7 @@ class Lattice(BasePlugin):
                 continue
             try:
                 result = o.call(outcome)
-                if o.is_async or inspect.isawaitable(result):
+                if o.is_async or (result is not None and inspect.isawaitable(result)):
                     await (asyncio.wait_for(result, o.timeout) if o.timeout else result)
             except Exception:
                 self._stats[("observer_error", outcome.hook, o.name)] += 1
