@@ -16,7 +16,8 @@ logger = logging.getLogger("adk_lattice.policy")
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, default=str).encode())
+    # surrogatepass: a lone surrogate in a tool's text is measured, not a UnicodeEncodeError.
+    return len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
 
 
 class CapToolResult:
