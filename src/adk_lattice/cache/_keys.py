@@ -33,15 +33,24 @@ Scope: TypeAlias = ScopeName | Callable[["Context"], "str | Sequence[str] | None
 _SCOPES: Final = ("user", "session", "app", "global")
 
 
+#: The UTF-8 error handler for JSON text: inside a JSON string, backslashreplace turns a
+#: lone surrogate into exactly its JSON escape, so the bytes stay valid UTF-8 and decode
+#: back to the same text.
+JSON_SAFE: Final = "backslashreplace"
+
+
 def canonical_json(value: Any) -> bytes:
     """Serialise JSON-able data the same way every time (sorted keys, no whitespace).
+
+    A lone surrogate (text UTF-8 cannot encode) is written as its JSON escape
+    (``\\ud800``), so such text is keyed instead of raising; other text is unchanged.
 
     Raises:
         TypeError: when ``value`` holds something JSON cannot represent.
     """
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode()
+    ).encode("utf-8", JSON_SAFE)
 
 
 def digest(data: bytes, size: int = 64) -> str:

@@ -156,7 +156,10 @@ class CapToolResult:
         name = getattr(tool, "name", "tool")
         call_id = getattr(ctx, "function_call_id", None) or "call"
         filename = f"{name}-{call_id}.json"
-        data = json.dumps(result, ensure_ascii=False, default=str).encode()
+        # backslashreplace: a lone surrogate becomes its JSON escape, the file stays UTF-8.
+        data = json.dumps(result, ensure_ascii=False, default=str).encode(
+            "utf-8", "backslashreplace"
+        )
         part = types.Part.from_bytes(data=data, mime_type="application/json")
         try:
             version = await ctx.save_artifact(filename, part)
