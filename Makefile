@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lint format typecheck check clean
+.PHONY: demo test soak lint format typecheck check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,12 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The long concurrency soak (500 sessions over 50 users, twice); a 40-session version runs in
+# `make test`. Pass options through SOAK_ARGS, e.g. `make soak SOAK_ARGS=--redis`.
+SOAK_ARGS ?=
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py $(SOAK_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples
