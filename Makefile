@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench lint format typecheck check clean
+.PHONY: demo test bench soak lint format typecheck check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,12 @@ $(VENV)/.bench: $(STAMP) benchmarks/constraints.txt
 # and writes bench-results.json. redis-server on PATH adds the Redis hit latency.
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py bench-results.json
+
+# The long concurrency soak (500 sessions over 50 users, twice); a 40-session version runs in
+# `make test`. Pass options through SOAK_ARGS, e.g. `make soak SOAK_ARGS=--redis`.
+SOAK_ARGS ?=
+soak: $(STAMP)
+	$(BIN)/python benchmarks/soak.py $(SOAK_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples benchmarks

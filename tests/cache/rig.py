@@ -58,6 +58,7 @@ class Rig:
         tools: the agent's tools.
         app_name: the App name (part of the cache scope).
         model: a FakeModel to use instead of one made from ``script``.
+        telemetry: more observers, after the rig's recorder.
     """
 
     def __init__(
@@ -70,12 +71,17 @@ class Rig:
         tools: Sequence[Any] = (),
         app_name: str = "billing",
         model: FakeModel | None = None,
+        telemetry: Sequence[Any] = (),
     ) -> None:
         self.model = model if model is not None else FakeModel(script=script)
         self.recorder = Recorder()
         agent = LlmAgent(name="assistant", model=self.model, instruction="Be brief.", tools=tools)
         self.lattice = Lattice(
-            policy=policy, cache=cache, handlers=handlers, telemetry=[self.recorder], strict=True
+            policy=policy,
+            cache=cache,
+            handlers=handlers,
+            telemetry=[self.recorder, *telemetry],
+            strict=True,
         )
         self.app_name = app_name
         app = App(name=app_name, root_agent=agent, plugins=[self.lattice])

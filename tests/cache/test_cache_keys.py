@@ -104,3 +104,52 @@ def test_all_is_sorted_and_complete(module: Any) -> None:
     """__all__ is sorted and every name in it exists."""
     assert module.__all__ == sorted(module.__all__)
     assert all(hasattr(module, name) for name in module.__all__)
+
+
+def test_a_lone_surrogate_is_keyed_as_its_json_escape() -> None:
+    """Text UTF-8 cannot encode is keyed (valid UTF-8 bytes) and differs from other text."""
+    data = canonical_json({"t": "a\ud800"})
+    assert data == b'{"t":"a\\ud800"}' and data.decode("utf-8")
+    assert canonical_json({"t": "a\ud801"}) != data
+
+
+async def test_an_unserialisable_request_is_skipped_as_unkeyed() -> None:
+    """A function call whose argument names hold a lone surrogate: no key, no crash."""
+    from adk_lattice.cache import MemoryStore, ResponseCache
+    from adk_lattice.testing import callback_context, llm_request
+
+    call = types.Part(function_call=types.FunctionCall(name="f", args={"a": {"\ud800": 1}}))
+    request = llm_request(contents=[types.Content(role="model", parts=[call])])
+    cache = ResponseCache(MemoryStore())
+    ctx = callback_context()
+    assert cache.key(ctx, request) is None
+    assert await cache.before_model(callback_context=ctx, llm_request=request) is None
+    assert cache.stats["unkeyed"] == 1
+
+
+async def test_a_response_with_a_lone_surrogate_round_trips() -> None:
+    """A delivered response holding a lone surrogate is stored and served back unchanged."""
+    from google.adk.models.llm_response import LlmResponse
+
+    from adk_lattice import Outcome
+    from adk_lattice.cache import MemoryStore, ResponseCache
+    from adk_lattice.testing import callback_context, llm_request
+
+    cache, ctx, request = ResponseCache(MemoryStore()), callback_context(), llm_request("Hi")
+    await cache.before_model(callback_context=ctx, llm_request=request)
+    response = LlmResponse(
+        content=types.Content(role="model", parts=[types.Part(text="odd \ud800 text")]),
+        finish_reason=types.FinishReason.STOP,
+    )
+    await cache.observe(Outcome("after_model", {"callback_context": ctx, "llm_response": response}))
+    hit = await cache.before_model(callback_context=callback_context(), llm_request=request)
+    assert hit is not None and hit.content is not None and hit.content.parts is not None
+    assert hit.content.parts[0].text == "odd \ud800 text"
+
+
+def test_lone_surrogates_in_contents_are_keyed_apart() -> None:
+    """Text UTF-8 cannot encode still gets a key, and different such texts different keys."""
+    first = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text="a\ud800b")])])
+    second = LlmRequest(contents=[types.Content(role="user", parts=[types.Part(text="a\ud801b")])])
+    assert request_digest(first) != request_digest(second)
+    assert request_digest(first) == request_digest(first.model_copy(deep=True))

@@ -126,6 +126,33 @@ def test_bad_settings_are_refused() -> None:
         RateLimit(1, 60, hook="after_tool")  # type: ignore[arg-type]
 
 
+def test_unknown_store_error_mode_is_refused() -> None:
+    """on_store_error other than deny or allow raises ValueError."""
+    with pytest.raises(ValueError, match="on_store_error"):
+        RateLimit(1, 60, on_store_error="skip")  # type: ignore[arg-type]
+
+
+class _BrokenCounter:
+    async def incr(self, key: str, window_seconds: float) -> int:
+        raise ConnectionError("down")
+
+
+async def test_a_failing_store_denies_by_default(ctx: Any) -> None:
+    """A store that raises: the call is refused with rate_limit_unavailable, counted."""
+    limit = RateLimit(5, 60, store=_BrokenCounter())
+    refused = await limit.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    assert refused.custom_metadata["adk_lattice"]["reason"] == "rate_limit_unavailable"
+    assert limit.counts == {"denied": 1, "store_errors": 1}
+
+
+async def test_a_failing_store_allows_when_configured_open(ctx: Any) -> None:
+    """With on_store_error="allow", a store that raises lets the call go on, counted."""
+    limit = RateLimit(5, 60, store=_BrokenCounter(), on_store_error="allow")
+    c = await ctx()
+    assert await limit.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+    assert limit.counts == {"store_errors": 1}
+
+
 async def test_runner_second_request_over_the_limit_is_refused() -> None:
     """Through a Runner, a second request in the window is refused before the model."""
     model = FakeModel([ScriptedResponse.text("one"), ScriptedResponse.text("two")])

@@ -322,3 +322,15 @@ async def test_refused_input_is_noted_as_deny(ctx: Any) -> None:
         acted_tier="policy",
     )
     assert [(n.decision, n.reason) for n in notes_of(outcome)] == [("deny", "ssn")]
+
+
+def test_hashing_a_value_with_a_lone_surrogate_does_not_raise() -> None:
+    """The hash strategy hashes a secret holding text UTF-8 cannot encode."""
+    from adk_lattice.testing import callback_context, llm_response
+
+    response = llm_response("my password=abc\ud800defgh12 ok")
+    RedactPII(strategy="hash").after_model(
+        callback_context=callback_context(), llm_response=response
+    )
+    assert response.content is not None and response.content.parts is not None
+    assert "\ud800" not in (response.content.parts[0].text or "")

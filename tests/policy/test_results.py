@@ -55,6 +55,13 @@ async def test_total_size_is_capped_by_halving_lists(ctx: Any) -> None:
     assert out["total_available"] == 100
 
 
+async def test_a_lone_surrogate_is_measured_not_a_crash(ctx: Any) -> None:
+    """Text UTF-8 cannot encode (a lone surrogate) is sized and capped without raising."""
+    result = {"rows": ["\ud800" * 50 for _ in range(10)]}
+    out = await cap(CapToolResult(max_items=None, max_bytes=256), result, ctx)
+    assert out["truncated"] is True
+
+
 async def test_denials_are_skipped(ctx: Any) -> None:
     """A denial result is not reshaped."""
     denial = {"status": "denied", "reason": "no", "rows": list(range(100))}

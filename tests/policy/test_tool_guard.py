@@ -188,6 +188,13 @@ async def test_threshold_denied_without_role(ctx: Any) -> None:
     assert "needs approval" in out["reason"]
 
 
+async def test_an_int_past_float_range_needs_approval_not_a_crash(ctx: Any) -> None:
+    """An amount of 10**400 crosses the threshold and is denied; nothing raises."""
+    g = guard(approval=Approval(("amount", 100), role=IS_MANAGER))
+    out = await call(g, {"charge_id": "c1", "amount": 10**400}, ctx)
+    assert out["code"] == "approval_required"
+
+
 async def test_threshold_allowed_with_role(ctx: Any) -> None:
     """Over the threshold, a manager (from state) goes ahead."""
     g = guard(approval=Approval(("amount", 100), role=IS_MANAGER))

@@ -13,6 +13,8 @@ import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
+from pydantic_core import PydanticSerializationError
+
 if TYPE_CHECKING:
     from google.adk.agents.context import Context
     from google.adk.models.llm_request import LlmRequest
@@ -31,15 +33,24 @@ Scope: TypeAlias = ScopeName | Callable[["Context"], "str | Sequence[str] | None
 _SCOPES: Final = ("user", "session", "app", "global")
 
 
+#: The UTF-8 error handler for JSON text: inside a JSON string, backslashreplace turns a
+#: lone surrogate into exactly its JSON escape, so the bytes stay valid UTF-8 and decode
+#: back to the same text.
+JSON_SAFE: Final = "backslashreplace"
+
+
 def canonical_json(value: Any) -> bytes:
     """Serialise JSON-able data the same way every time (sorted keys, no whitespace).
+
+    A lone surrogate (text UTF-8 cannot encode) is written as its JSON escape
+    (``\\ud800``), so such text is keyed instead of raising; other text is unchanged.
 
     Raises:
         TypeError: when ``value`` holds something JSON cannot represent.
     """
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode()
+    ).encode("utf-8", JSON_SAFE)
 
 
 def digest(data: bytes, size: int = 64) -> str:
@@ -120,7 +131,12 @@ def request_digest(llm_request: LlmRequest) -> str:
     h = hashlib.sha256(canonical_json(_header(llm_request)))
     for content in llm_request.contents:
         h.update(b"\x1e")  # record separator: no content's JSON contains it raw
-        h.update(content.model_dump_json(exclude_none=True, exclude=_CONTENT_EXCLUDE).encode())
+        try:
+            data = content.model_dump_json(exclude_none=True, exclude=_CONTENT_EXCLUDE).encode()
+        except PydanticSerializationError:  # a lone surrogate: the canonical path escapes it
+            dumped = content.model_dump(mode="json", exclude_none=True, exclude=_CONTENT_EXCLUDE)
+            data = canonical_json(dumped)
+        h.update(data)
     return h.hexdigest()
 
 

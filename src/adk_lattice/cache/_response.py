@@ -22,6 +22,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from ._keys import (
+    JSON_SAFE,
     KEY_VERSION,
     Scope,
     check_name,
@@ -117,11 +118,16 @@ class ResponseCache:
         return MappingProxyType(self._stats)
 
     def key(self, callback_context: Context, llm_request: LlmRequest) -> str | None:
-        """The store key for a request in its scope, or None when the scope says skip."""
+        """The store key for a request in its scope, or None when the scope says skip or
+        the request cannot be serialised (nothing stable to key on)."""
         scope = scope_digest(self.scope, callback_context)
         if scope is None:
             return None
-        return f"resp:{KEY_VERSION}:{self.name}:{scope}:{request_digest(llm_request)}"
+        try:
+            request = request_digest(llm_request)
+        except (TypeError, ValueError):  # e.g. a lone surrogate in a function call's arg names
+            return None
+        return f"resp:{KEY_VERSION}:{self.name}:{scope}:{request}"
 
     def _slot(self, ctx: Context) -> str:
         # Per agent: parallel sub-agents share one session state in one invocation.
@@ -141,8 +147,10 @@ class ResponseCache:
             self._release(stale, None)
         key = self.key(callback_context, llm_request)
         if key is None:
-            self._stats["unscoped"] += 1
-            report(callback_context, "cache_skip", handler=self.name, reason="unscoped")
+            unscoped = scope_digest(self.scope, callback_context) is None
+            reason = "unscoped" if unscoped else "unkeyed"
+            self._stats[reason] += 1
+            report(callback_context, "cache_skip", handler=self.name, reason=reason)
             return None
         if state.get(self.no_cache_key):
             self._stats["bypassed"] += 1
@@ -284,4 +292,6 @@ class ResponseCache:
             if isinstance(call, dict):
                 call.pop("id", None)  # ADK assigns fresh ids to replayed calls
         entry = {"v": 1, "stored_at": time.time(), "response": data}
-        return json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode()
+        return json.dumps(entry, separators=(",", ":"), ensure_ascii=False).encode(
+            "utf-8", JSON_SAFE
+        )

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._records import current_call
 from ._keys import (
+    JSON_SAFE,
     KEY_VERSION,
     Scope,
     canonical_json,
@@ -195,7 +196,9 @@ class ToolResultCache:
         if reason is not None:
             self._stats[f"not_stored.{reason}"] += 1
             report(outcome, "cache_skip", handler=self.name, reason=reason)
-        elif await self.store.set(mine["key"], entry.encode(), self.ttls[call.tool]):
+        elif await self.store.set(
+            mine["key"], entry.encode("utf-8", JSON_SAFE), self.ttls[call.tool]
+        ):
             self._stats["stores"] += 1
             report(outcome, "cache_store", handler=self.name)
         else:

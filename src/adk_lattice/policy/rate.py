@@ -9,6 +9,7 @@ shared by every replica.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -18,6 +19,8 @@ from google.genai import types
 
 from ..state import StateKey
 from ._common import Counts, model_content, record_denial, refusal, report, tool_denial
+
+logger = logging.getLogger("adk_lattice.policy")
 
 
 @runtime_checkable
@@ -83,11 +86,36 @@ class RedisCounter:
         self._script = client.register_script(_INCR_EXPIRE)
 
     @classmethod
-    def from_url(cls, url: str, **kwargs: Any) -> RedisCounter:
-        """Connect with ``redis.asyncio.from_url``."""
-        import redis.asyncio as aioredis
+    def from_url(
+        cls,
+        url: str,
+        *,
+        connect_timeout: float = 0.5,
+        socket_timeout: float = 0.5,
+        **kwargs: Any,
+    ) -> RedisCounter:
+        """Connect with ``redis.asyncio.from_url``, with short timeouts and no client retries.
 
-        return cls(aioredis.from_url(url), **kwargs)
+        A Redis that is down or stalled then costs one short timeout per call, which
+        ``RateLimit`` turns into its ``on_store_error`` decision, instead of a hung turn.
+
+        Args:
+            url: a Redis URL.
+            connect_timeout: seconds to open a connection.
+            socket_timeout: seconds to wait for a reply.
+            kwargs: passed to the constructor (``prefix``).
+        """
+        import redis.asyncio as aioredis
+        from redis.asyncio.retry import Retry
+        from redis.backoff import NoBackoff
+
+        client = aioredis.from_url(
+            url,
+            socket_connect_timeout=connect_timeout,
+            socket_timeout=socket_timeout,
+            retry=Retry(NoBackoff(), 0),
+        )
+        return cls(client, **kwargs)
 
     async def incr(self, key: str, window_seconds: float) -> int:
         """Add one to ``key`` and return the count within its window."""
@@ -121,9 +149,16 @@ class RateLimit:
         tools: with ``hook="before_tool"``, only count these tools.
         message: what the user reads when over the limit.
         name: the handler name.
+        on_store_error: what a call gets when the store fails (raises or times out, e.g.
+            Redis down): ``"deny"`` (default: fail closed, like any failing policy, with the
+            code ``rate_limit_unavailable``) or ``"allow"`` (fail open: the call goes on
+            unchecked). Either way the failure is counted as ``store_errors`` and logged
+            once per outage (and once when the store answers again).
+        unavailable_message: what the user reads when a call is denied because the limit
+            could not be checked.
 
     Attributes:
-        counts: ``allowed``, ``denied``.
+        counts: ``allowed``, ``denied``, ``store_errors``.
 
     Over the limit it notes ``deny`` (model and tool calls) or ``block`` (agent runs) with
     the code ``rate_limited`` for telemetry and audit; a tool denial carries the same code.
@@ -140,6 +175,8 @@ class RateLimit:
         tools: set[str] | frozenset[str] | None = None,
         message: str = "You've reached the usage limit for now. Please try again later.",
         name: str = "RateLimit",
+        on_store_error: Literal["deny", "allow"] = "deny",
+        unavailable_message: str = "The service is busy right now. Please try again shortly.",
     ) -> None:
         if not isinstance(limit, int) or limit < 0:
             raise ValueError("limit must be a non-negative integer")
@@ -149,6 +186,8 @@ class RateLimit:
             raise ValueError(f"RateLimit cannot count on {hook!r}")
         if per != "user" and not isinstance(per, StateKey):
             raise TypeError("per must be 'user' or a declared StateKey")
+        if on_store_error not in ("deny", "allow"):
+            raise ValueError("on_store_error must be 'deny' or 'allow'")
         self.limit = limit
         self.window_seconds = float(window_seconds)
         self.per = per
@@ -157,6 +196,9 @@ class RateLimit:
         self.name = name
         self.tools = tools
         self.hook = hook
+        self.on_store_error = on_store_error
+        self.unavailable_message = unavailable_message
+        self._store_down = False
         # Only the chosen hook is a method of this instance, so the lattice binds only it.
         handlers = {
             "before_model": self._model,
@@ -171,36 +213,70 @@ class RateLimit:
         """Counters: ``allowed``, ``denied``."""
         return self._counts.snapshot()
 
-    async def _over(self, ctx: Any) -> bool:
+    async def _over(self, ctx: Any) -> str | None:
+        """The denial code for this call (``rate_limited``, ``rate_limit_unavailable``) or None."""
         if self.per == "user":
             who = f"user:{ctx.user_id}"
         else:
             who = f"{self.per.name}:{self.per.get(ctx.state) or '-'}"
         window = int(time.time() // self.window_seconds)
         app = ctx.session.app_name
-        count = await self.store.incr(f"{self.name}:{app}:{who}:{window}", self.window_seconds)
+        key = f"{self.name}:{app}:{who}:{window}"
+        try:
+            count = await self.store.incr(key, self.window_seconds)
+        except Exception as exc:  # an outage of the store must not become the handler's crash
+            return self._store_failed(ctx, exc)
+        if self._store_down:
+            self._store_down = False
+            logger.info("adk_lattice: %s: the counter store answers again", self.name)
         if count > self.limit:
             self._counts.bump("denied")
             record_denial(ctx, self.name, "rate_limited", limit=self.limit)
-            return True
+            return "rate_limited"
         self._counts.bump("allowed")
-        return False
+        return None
+
+    def _store_failed(self, ctx: Any, exc: Exception) -> str | None:
+        self._counts.bump("store_errors")
+        if not self._store_down:
+            self._store_down = True
+            # The error type only: a store's message may quote the key, which names the user.
+            logger.warning(
+                "adk_lattice: %s: the counter store failed (%s); calls are %s until it answers",
+                self.name,
+                type(exc).__name__,
+                "allowed unchecked" if self.on_store_error == "allow" else "denied",
+            )
+        if self.on_store_error == "allow":
+            return None
+        self._counts.bump("denied")
+        record_denial(ctx, self.name, "rate_limit_unavailable", limit=self.limit)
+        return "rate_limit_unavailable"
+
+    def _text(self, code: str) -> str:
+        return self.message if code == "rate_limited" else self.unavailable_message
 
     async def _model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
-        if await self._over(callback_context):
-            report(callback_context, "deny", self.name, "rate_limited")
-            return refusal(self.name, "rate_limited", self.message, limit=self.limit)
+        code = await self._over(callback_context)
+        if code is not None:
+            report(callback_context, "deny", self.name, code)
+            return refusal(self.name, code, self._text(code), limit=self.limit)
         return None
 
     async def _tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
-        if await self._over(tool_context):
-            reason = f"rate limit reached ({self.limit} per {self.window_seconds:g} s)"
-            report(tool_context, "deny", self.name, "rate_limited")
-            return tool_denial(self.name, reason, "rate_limited", tool=getattr(tool, "name", None))
+        code = await self._over(tool_context)
+        if code is not None:
+            if code == "rate_limited":
+                reason = f"rate limit reached ({self.limit} per {self.window_seconds:g} s)"
+            else:
+                reason = "the rate limit could not be checked (counter store unavailable)"
+            report(tool_context, "deny", self.name, code)
+            return tool_denial(self.name, reason, code, tool=getattr(tool, "name", None))
         return None
 
     async def _agent(self, *, agent: Any, callback_context: Any) -> types.Content | None:
-        if await self._over(callback_context):
-            report(callback_context, "block", self.name, "rate_limited")
-            return model_content(self.message)
+        code = await self._over(callback_context)
+        if code is not None:
+            report(callback_context, "block", self.name, code)
+            return model_content(self._text(code))
         return None

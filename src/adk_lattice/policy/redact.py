@@ -130,7 +130,9 @@ class RedactPII:
             keep = value[-4:] if len(value) > 8 else ""
             return "*" * (len(value) - len(keep)) + keep
         if how == "hash":
-            digest = hmac.new(self._salt, value.encode(), hashlib.sha256).hexdigest()[:12]
+            digest = hmac.new(
+                self._salt, value.encode("utf-8", "surrogatepass"), hashlib.sha256
+            ).hexdigest()[:12]
             return f"[{kind}:{digest}]"
         return f"[REDACTED:{kind}]"
 

@@ -16,7 +16,8 @@ logger = logging.getLogger("adk_lattice.policy")
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, default=str).encode())
+    # surrogatepass: a lone surrogate in a tool's text is measured, not a UnicodeEncodeError.
+    return len(json.dumps(value, ensure_ascii=False, default=str).encode("utf-8", "surrogatepass"))
 
 
 class CapToolResult:
@@ -155,7 +156,10 @@ class CapToolResult:
         name = getattr(tool, "name", "tool")
         call_id = getattr(ctx, "function_call_id", None) or "call"
         filename = f"{name}-{call_id}.json"
-        data = json.dumps(result, ensure_ascii=False, default=str).encode()
+        # backslashreplace: a lone surrogate becomes its JSON escape, the file stays UTF-8.
+        data = json.dumps(result, ensure_ascii=False, default=str).encode(
+            "utf-8", "backslashreplace"
+        )
         part = types.Part.from_bytes(data=data, mime_type="application/json")
         try:
             version = await ctx.save_artifact(filename, part)

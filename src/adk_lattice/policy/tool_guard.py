@@ -50,7 +50,11 @@ class Approval:
         value = args.get(name)
         if isinstance(value, bool) or not isinstance(value, int | float):
             return True
-        return not math.isfinite(value) or value > threshold
+        # math.isfinite would overflow on an int past float range; ints are always finite
+        # and compare with a float threshold exactly.
+        if isinstance(value, float) and not math.isfinite(value):
+            return True
+        return value > threshold
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,8 +54,10 @@ class AuditLog:
     ``docs/telemetry.md``. Records hold no content unless ``capture_content`` is on, and
     then only what was delivered after every decider (output policy included) acted.
 
-    A failing sink never raises into the run: the failure is logged and counted in
-    :attr:`sink_errors`.
+    A failing sink never raises into the run: the failure is counted in
+    :attr:`sink_errors` and logged on ``adk_lattice`` at ERROR with the invocation id and the
+    record itself attached (``log_record.audit``), so a record a sink lost is still in the
+    logs.
 
     Args:
         sinks: one sink or a list: a file path (JSON Lines), a ``logging.Logger``, or any
@@ -214,7 +216,15 @@ class AuditLog:
             except Exception:
                 name = sink_name(sink)
                 self._errors[name] += 1
-                logger.exception("adk_lattice: audit sink %s failed; record dropped", name)
+                # The record rides on the log entry (``record.audit``), so a log handler
+                # still holds what this sink lost: no record goes missing without a trace.
+                logger.exception(
+                    "adk_lattice: audit sink %s failed; the record of invocation %s is "
+                    "attached to this log entry",
+                    name,
+                    record.get("invocation_id"),
+                    extra={"audit": record},
+                )
 
 
 def _action(outcome: Outcome, d: Decision) -> dict[str, Any]:

@@ -25,7 +25,8 @@ class JsonlSink:
     Each record is written with a single ``write`` on a file opened in append mode, so
     lines from concurrent tasks, threads and processes never interleave, and every line is
     on disk (in the OS) when the call returns. The file is created if missing; existing
-    lines are never rewritten.
+    lines are never rewritten. A write a full disk cuts short raises ``OSError`` and its
+    fragment is cut off again, so the file holds only whole lines.
 
     Args:
         path: the file to append to.
@@ -44,11 +45,22 @@ class JsonlSink:
         with self._lock:
             if self._fd is None:
                 self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+            before = os.fstat(self._fd).st_size
             written = os.write(self._fd, data)
             if written != len(data):  # a full disk or a signal cut the write short
+                self._drop_fragment(before, written)
                 raise OSError(f"short write to {self.path}: {written} of {len(data)} bytes")
             if self.fsync:
                 os.fsync(self._fd)
+
+    def _drop_fragment(self, before: int, written: int) -> None:
+        """Cut a partly written line off the end, so the next record starts a whole line."""
+        assert self._fd is not None
+        # Only when the file ends with exactly our fragment: a line another process
+        # appended meanwhile is never cut. Otherwise the next record would be glued to the
+        # fragment and unreadable too.
+        if os.fstat(self._fd).st_size == before + written:
+            os.ftruncate(self._fd, before)
 
     def close(self) -> None:
         """Close the file (a later record opens it again)."""
