@@ -166,10 +166,11 @@ class RateLimit:
         message: what the user reads when over the limit.
         name: the handler name.
         on_store_error: what a call gets when the store fails (``incr`` returns None,
-            raises or times out, e.g. Redis down): ``"deny"`` (default: fail closed, like any failing policy, with the
-            code ``rate_limit_unavailable``) or ``"allow"`` (fail open: the call goes on
-            unchecked). Either way the failure is counted as ``store_errors`` and logged
-            once per outage (and once when the store answers again).
+            raises or times out, e.g. Redis down): ``"deny"`` (default: fail closed, like
+            any failing policy, with the code ``rate_limit_unavailable``) or ``"allow"``
+            (fail open: the call goes on unchecked). Either way the failure is counted as
+            ``store_errors`` and logged once per outage (and once when the store answers
+            again).
         unavailable_message: what the user reads when a call is denied because the limit
             could not be checked.
 

@@ -42,10 +42,10 @@ class RedisStore(Store):
     Every key is written as ``{namespace}:{key}``, so several apps (or test runs) can share
     one Redis; counters (``incr``) are ``{namespace}#{key}``, a key space that entries and
     ``delete_prefix`` never reach. ``incr`` is one Lua script (``INCR``, then ``PEXPIRE`` on
-    the first increment), atomic across every replica. Timeouts are short and client retries off by default: a cache that is slow
-    to answer is worse than a miss. After a failure the store sends nothing for
-    ``retry_after`` seconds (calls are misses, counted as ``skipped``), then tries again; the
-    client reconnects by itself when Redis is back.
+    the first increment), atomic across every replica. Timeouts are short and client
+    retries off by default: a cache that is slow to answer is worse than a miss. After a
+    failure the store sends nothing for ``retry_after`` seconds (calls are misses, counted
+    as ``skipped``), then tries again; the client reconnects by itself when Redis is back.
 
     Args:
         url: a Redis URL (``redis://host:port/db``); ignored when ``client`` is given.
