@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,9 +18,12 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.tools.function_tool import FunctionTool
 
 from adk_lattice import Lattice
+from adk_lattice.cache import ResponseCache
 from adk_lattice.policy import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from adk_lattice.state import StateKey
+from adk_lattice.stores import MemoryStore, RedisStore, SQLiteStore
 from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests.cache.rig import Rig, text_of
 
 from .conftest import noted, run_app, user
 
@@ -153,6 +158,69 @@ async def test_a_failing_store_allows_when_configured_open(ctx: Any) -> None:
     assert limit.counts == {"store_errors": 1}
 
 
+def test_the_default_store_is_a_memory_store() -> None:
+    """Without store=, a RateLimit counts on a MemoryStore."""
+    assert isinstance(RateLimit(1, 60).store, MemoryStore)
+
+
+def test_a_store_without_incr_is_refused() -> None:
+    """A store with no incr method is a clear TypeError."""
+    with pytest.raises(TypeError, match="incr"):
+        RateLimit(1, 60, store=object())  # type: ignore[arg-type]
+
+
+def _corrupt_sqlite(tmp_path: Path) -> SQLiteStore:
+    path = tmp_path / "broken.sqlite3"
+    path.write_bytes(b"this is not an sqlite database" * 100)
+    return SQLiteStore(path)
+
+
+async def test_a_shared_store_answering_none_denies_by_default(ctx: Any, tmp_path: Path) -> None:
+    """A Store whose incr fails (None): the call is refused with rate_limit_unavailable."""
+    store = _corrupt_sqlite(tmp_path)
+    limit = RateLimit(5, 60, store=store)
+    refused = await limit.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    assert refused.custom_metadata["adk_lattice"]["reason"] == "rate_limit_unavailable"
+    assert limit.counts == {"denied": 1, "store_errors": 1}
+    await store.close()
+
+
+async def test_a_shared_store_answering_none_allows_when_configured_open(
+    ctx: Any, tmp_path: Path
+) -> None:
+    """With on_store_error="allow", a Store whose incr fails lets the call go on, counted."""
+    store = _corrupt_sqlite(tmp_path)
+    limit = RateLimit(5, 60, store=store, on_store_error="allow")
+    assert await limit.before_model(callback_context=await ctx(), llm_request=None) is None  # type: ignore[attr-defined]
+    assert limit.counts == {"store_errors": 1}
+    await store.close()
+
+
+async def test_a_failing_shared_store_is_logged_once_per_outage(
+    ctx: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Two failed counts in a row log one RateLimit warning, not two."""
+    store = _corrupt_sqlite(tmp_path)
+    limit = RateLimit(5, 60, store=store)
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.policy"):
+        for _ in range(2):
+            await limit.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    assert len([r for r in caplog.records if r.name == "adk_lattice.policy"]) == 1
+    await store.close()
+
+
+async def test_runner_on_a_memory_store_refuses_the_request_over_the_limit() -> None:
+    """Through a Runner, RateLimit(store=MemoryStore()) refuses the second request."""
+    model = FakeModel([ScriptedResponse.text("one"), ScriptedResponse.text("two")])
+    agent = LlmAgent(name="assistant", model=model)
+    store = MemoryStore()
+    limit = RateLimit(1, 3600, store=store)
+    run = await run_app(agent, [Lattice(policy=[limit])], "first")
+    again = await run.send(user("second"))
+    assert (run.texts, again.texts, model.calls) == (["one"], [limit.message], 1)
+    assert store.stats["incrs"] == 2
+
+
 async def test_runner_second_request_over_the_limit_is_refused() -> None:
     """Through a Runner, a second request in the window is refused before the model."""
     model = FakeModel([ScriptedResponse.text("one"), ScriptedResponse.text("two")])
@@ -248,6 +316,47 @@ async def test_rate_limit_on_redis_is_shared_by_two_instances(redis_url: str, ct
     for store in (a.store, b.store):
         assert isinstance(store, RedisCounter)
         await store.close()
+
+
+@pytest.mark.redis
+async def test_runner_rate_limit_on_a_redis_store_shared_with_a_response_cache(
+    redis_url: str,
+) -> None:
+    """One RedisStore serves a ResponseCache and a RateLimit: a hit still counts, then refusal."""
+    store = RedisStore(redis_url, namespace=f"shared{time.monotonic_ns()}")
+    limit = RateLimit(2, 3600, store=store)
+    rig = Rig([ScriptedResponse.text("a1")], cache=[ResponseCache(store)], policy=[limit])
+    answers = [text_of(await rig.ask("A?")) for _ in range(3)]
+    assert answers == ["a1", "a1", limit.message]
+    assert rig.model.calls == 1
+    assert limit.counts == {"allowed": 2, "denied": 1}
+    await rig.close()
+    await store.close()
+
+
+@pytest.mark.redis
+async def test_rate_limit_on_one_redis_store_namespace_is_shared_by_two_instances(
+    redis_url: str, ctx: Any
+) -> None:
+    """Two RateLimits (two replicas) on RedisStores of one namespace share one budget."""
+    namespace = f"replicas{time.monotonic_ns()}"
+    stores = [RedisStore(redis_url, namespace=namespace) for _ in range(2)]
+    a, b = (RateLimit(1, 60, store=s) for s in stores)
+    c = await ctx()
+    assert await a.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+    assert await b.before_model(callback_context=c, llm_request=None) is not None  # type: ignore[attr-defined]
+    for store in stores:
+        await store.close()
+
+
+async def test_rate_limit_on_a_closed_redis_port_denies(ctx: Any) -> None:
+    """A RedisStore that cannot connect: the call is refused with rate_limit_unavailable."""
+    store = RedisStore(f"redis://127.0.0.1:{_free_port()}/0", retry_after=0)
+    limit = RateLimit(5, 60, store=store)
+    refused = await limit.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    assert refused.custom_metadata["adk_lattice"]["reason"] == "rate_limit_unavailable"
+    assert store.stats["errors"] == 1
+    await store.close()
 
 
 async def test_a_refused_model_call_is_noted_rate_limited(ctx: Any) -> None:

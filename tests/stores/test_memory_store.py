@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from adk_lattice.stores import MemoryStore
@@ -39,3 +41,36 @@ def test_bad_bounds_are_refused() -> None:
     """Zero bounds are a clear error."""
     with pytest.raises(ValueError, match="at least 1"):
         MemoryStore(max_entries=0)
+
+
+async def test_cache_entries_never_evict_a_live_counter() -> None:
+    """Writing far more entries than max_entries leaves a counter's count intact."""
+    store = MemoryStore(max_entries=2)
+    await store.incr("rl:u1", 60)
+    for i in range(20):
+        await store.set(f"k{i}", b"v")
+    assert await store.incr("rl:u1", 60) == 2
+
+
+async def test_a_new_counter_is_refused_when_every_slot_holds_a_live_window() -> None:
+    """Past max_counters live windows, incr of a new key is None, counted; old keys count on."""
+    store = MemoryStore(max_counters=2)
+    await store.incr("a", 60)
+    await store.incr("b", 60)
+    assert await store.incr("c", 60) is None
+    assert store.stats["counters_full"] == 1
+    assert await store.incr("a", 60) == 2
+
+
+async def test_expired_counters_make_room_for_new_ones() -> None:
+    """When the counter table is full, expired windows are dropped for a new key."""
+    store = MemoryStore(max_counters=1)
+    await store.incr("a", 0.05)
+    await asyncio.sleep(0.1)
+    assert await store.incr("b", 60) == 1
+
+
+def test_a_zero_counter_bound_is_refused() -> None:
+    """max_counters=0 is a clear error."""
+    with pytest.raises(ValueError, match="max_counters"):
+        MemoryStore(max_counters=0)

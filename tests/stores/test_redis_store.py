@@ -72,3 +72,38 @@ def test_namespace_with_a_colon_is_refused() -> None:
     """A namespace containing ':' is a clear error."""
     with pytest.raises(ValueError, match="namespace"):
         RedisStore(namespace="a:b")
+
+
+async def test_namespaces_count_apart(redis_server: RedisServer) -> None:
+    """The same counter key in two namespaces has two counts."""
+    a = RedisStore(redis_server.url, namespace="cnt_a")
+    b = RedisStore(redis_server.url, namespace="cnt_b")
+    await a.incr("k", 60)
+    assert await b.incr("k", 60) == 1
+    await a.close()
+    await b.close()
+
+
+async def test_a_counter_is_stored_under_its_namespace_with_an_expiry(
+    redis_server: RedisServer,
+) -> None:
+    """incr writes {namespace}#{key} and sets its expiry on the first increment."""
+    store = RedisStore(redis_server.url, namespace="cnt_layout")
+    await store.incr("k", 60)
+    assert await store.client.get("cnt_layout#k") == b"1"
+    assert 0 < await store.client.pttl("cnt_layout#k") <= 60_000
+    await store.close()
+
+
+async def test_closed_port_incr_is_a_counted_none() -> None:
+    """Connection refused: incr returns None, counted as an error, nothing raised."""
+    store = RedisStore(f"redis://127.0.0.1:{_closed_port()}/0", retry_after=0)
+    assert await store.incr("k", 60) is None
+    assert store.stats["errors"] == 1
+    await store.close()
+
+
+def test_namespace_with_a_hash_is_refused() -> None:
+    """A namespace containing '#' (the counter separator) is a clear error."""
+    with pytest.raises(ValueError, match="namespace"):
+        RedisStore(namespace="a#b")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import sqlite3
 import sys
 import textwrap
 from pathlib import Path
@@ -25,6 +27,21 @@ _WORKER = textwrap.dedent(
         print(dict(store.stats)["errors"])
 
     asyncio.run(main(sys.argv[1], sys.argv[2], int(sys.argv[3])))
+    """
+)
+
+_COUNTER = textwrap.dedent(
+    """
+    import asyncio, json, sys
+    from adk_lattice.stores import SQLiteStore
+
+    async def main(path, n):
+        store = SQLiteStore(path)
+        counts = [await store.incr("shared", 60) for _ in range(n)]
+        await store.close()
+        print(json.dumps(counts))
+
+    asyncio.run(main(sys.argv[1], int(sys.argv[2])))
     """
 )
 
@@ -94,4 +111,51 @@ async def test_a_file_that_is_not_a_database_is_a_counted_miss(tmp_path: Path) -
     assert await store.get("k") is None
     assert not await store.set("k", b"v")
     assert store.stats["errors"] == 2
+    await store.close()
+
+
+async def test_two_processes_count_one_key_without_losing_an_increment(tmp_path: Path) -> None:
+    """Two processes incrementing one key on one file get every count 1..200 exactly once."""
+    path = str(tmp_path / "counters.sqlite3")
+    procs = [
+        await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-c",
+            _COUNTER,
+            path,
+            "100",
+            stdout=asyncio.subprocess.PIPE,
+            env={"PYTHONPATH": _SRC},
+        )
+        for _ in range(2)
+    ]
+    outs = [(await p.communicate())[0].decode() for p in procs]
+    assert [p.returncode for p in procs] == [0, 0]
+    assert sorted(json.loads(outs[0]) + json.loads(outs[1])) == list(range(1, 201))
+
+
+async def test_incr_on_a_locked_database_is_a_counted_none(tmp_path: Path) -> None:
+    """While another connection holds the write lock, incr returns None, counted."""
+    path = tmp_path / "locked.sqlite3"
+    store = SQLiteStore(path, busy_timeout=0)
+    assert await store.incr("k", 60) == 1
+    holder = sqlite3.connect(path, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        assert await store.incr("k", 60) is None
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert store.stats["errors"] == 1
+    assert await store.incr("k", 60) == 2
+    await store.close()
+
+
+async def test_incr_on_a_file_that_is_not_a_database_is_a_counted_none(tmp_path: Path) -> None:
+    """A corrupt file makes incr return None, counted, without raising."""
+    path = tmp_path / "broken.sqlite3"
+    path.write_bytes(b"this is not an sqlite database" * 100)
+    store = SQLiteStore(path)
+    assert await store.incr("k", 60) is None
+    assert store.stats["errors"] == 1
     await store.close()

@@ -1,9 +1,11 @@
-"""``RateLimit``: per user (or tenant) per window, on a small counter store.
+"""``RateLimit``: per user (or tenant) per window, on the shared stores.
 
-The store protocol is one method, ``async incr(key, window_seconds) -> int``: add one to the
-key's counter and return the new value, the counter expiring ``window_seconds`` after it was
-created. :class:`MemoryCounter` serves one process; :class:`RedisCounter` is atomic and
-shared by every replica.
+Counting needs one method, ``async incr(key, window) -> int | None``: add one to the key's
+counter and return the new value (None when the store failed), the counter expiring
+``window`` seconds after it was created. Every :class:`~adk_lattice.stores.Store` has it,
+so a rate limit counts on the same ``MemoryStore``, ``SQLiteStore`` or ``RedisStore`` the
+caches use. :class:`MemoryCounter` and :class:`RedisCounter`, the earlier counter-only
+stores, keep working: they satisfy the same :class:`CounterStore` protocol.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from ..state import StateKey
+from ..stores import MemoryStore
 from ._common import Counts, model_content, record_denial, refusal, report, tool_denial
 
 logger = logging.getLogger("adk_lattice.policy")
@@ -25,13 +28,21 @@ logger = logging.getLogger("adk_lattice.policy")
 
 @runtime_checkable
 class CounterStore(Protocol):
-    """Fixed-window counters: ``incr`` adds one and returns the count in the window."""
+    """Fixed-window counters: ``incr`` adds one and returns the count in the window.
 
-    async def incr(self, key: str, window_seconds: float) -> int: ...
+    Every :class:`~adk_lattice.stores.Store` satisfies it. A store reports a failure by
+    returning None (the shared stores) or by raising (any other implementation); the
+    rate limit treats both the same way.
+    """
+
+    async def incr(self, key: str, window: float, /) -> int | None: ...
 
 
 class MemoryCounter:
     """An in-process :class:`CounterStore` (one replica only); expired keys are purged.
+
+    Kept for existing code; ``MemoryStore`` does the same and also serves caches. Unlike
+    ``MemoryStore`` it drops the oldest live counters when full (resetting those windows).
 
     Args:
         clock: the time source (``time.monotonic``), replaceable in tests.
@@ -74,6 +85,9 @@ return n
 
 class RedisCounter:
     """A :class:`CounterStore` on Redis, atomic (one Lua script per increment).
+
+    Kept for existing code (and its key layout, ``{prefix}{key}``); ``RedisStore`` does
+    the same with namespaced keys, fail-soft, and also serves caches.
 
     Args:
         client: a ``redis.asyncio.Redis`` client (``pip install adk-lattice[redis]``).
@@ -138,27 +152,33 @@ class RateLimit:
     the session's user id, or from a declared state key such as ``user:tenant_id``, never
     from model-chosen arguments::
 
-        RateLimit(100, 3600, per=TENANT, store=RedisCounter.from_url("redis://localhost"))
+        RateLimit(100, 3600, per=TENANT, store=RedisStore("redis://localhost:6379/0"))
 
     Args:
         limit: calls allowed per window.
         window_seconds: the fixed window's length.
         per: ``"user"`` (the session's user id) or a declared str key.
         hook: which hook counts.
-        store: a :class:`CounterStore` (default: a :class:`MemoryCounter`).
+        store: any :class:`~adk_lattice.stores.Store` (``MemoryStore``, ``SQLiteStore``,
+            ``RedisStore``: the same objects the caches use) or other :class:`CounterStore`
+            (default: a new ``MemoryStore``, one process only).
         tools: with ``hook="before_tool"``, only count these tools.
         message: what the user reads when over the limit.
         name: the handler name.
-        on_store_error: what a call gets when the store fails (raises or times out, e.g.
-            Redis down): ``"deny"`` (default: fail closed, like any failing policy, with the
-            code ``rate_limit_unavailable``) or ``"allow"`` (fail open: the call goes on
-            unchecked). Either way the failure is counted as ``store_errors`` and logged
-            once per outage (and once when the store answers again).
+        on_store_error: what a call gets when the store fails (``incr`` returns None,
+            raises or times out, e.g. Redis down): ``"deny"`` (default: fail closed, like
+            any failing policy, with the code ``rate_limit_unavailable``) or ``"allow"``
+            (fail open: the call goes on unchecked). Either way the failure is counted as
+            ``store_errors`` and logged once per outage (and once when the store answers
+            again).
         unavailable_message: what the user reads when a call is denied because the limit
             could not be checked.
 
     Attributes:
         counts: ``allowed``, ``denied``, ``store_errors``.
+
+    Raises:
+        TypeError: when ``store`` has no async ``incr`` method.
 
     Over the limit it notes ``deny`` (model and tool calls) or ``block`` (agent runs) with
     the code ``rate_limited`` for telemetry and audit; a tool denial carries the same code.
@@ -188,10 +208,14 @@ class RateLimit:
             raise TypeError("per must be 'user' or a declared StateKey")
         if on_store_error not in ("deny", "allow"):
             raise ValueError("on_store_error must be 'deny' or 'allow'")
+        if store is not None and not isinstance(store, CounterStore):
+            raise TypeError(
+                f"store must be a Store or have async incr(key, window), got {type(store).__name__}"
+            )
         self.limit = limit
         self.window_seconds = float(window_seconds)
         self.per = per
-        self.store: CounterStore = store if store is not None else MemoryCounter()
+        self.store: CounterStore = store if store is not None else MemoryStore(name=name)
         self.message = message
         self.name = name
         self.tools = tools
@@ -225,7 +249,9 @@ class RateLimit:
         try:
             count = await self.store.incr(key, self.window_seconds)
         except Exception as exc:  # an outage of the store must not become the handler's crash
-            return self._store_failed(ctx, exc)
+            return self._store_failed(ctx, type(exc).__name__)
+        if count is None:  # a shared store reports its failures (already logged) as None
+            return self._store_failed(ctx, "no count")
         if self._store_down:
             self._store_down = False
             logger.info("adk_lattice: %s: the counter store answers again", self.name)
@@ -236,7 +262,7 @@ class RateLimit:
         self._counts.bump("allowed")
         return None
 
-    def _store_failed(self, ctx: Any, exc: Exception) -> str | None:
+    def _store_failed(self, ctx: Any, why: str) -> str | None:
         self._counts.bump("store_errors")
         if not self._store_down:
             self._store_down = True
@@ -244,7 +270,7 @@ class RateLimit:
             logger.warning(
                 "adk_lattice: %s: the counter store failed (%s); calls are %s until it answers",
                 self.name,
-                type(exc).__name__,
+                why,
                 "allowed unchecked" if self.on_store_error == "allow" else "denied",
             )
         if self.on_store_error == "allow":

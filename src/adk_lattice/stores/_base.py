@@ -1,10 +1,11 @@
-"""The one async store interface: bytes in, bytes out, TTL, prefix deletes, fail-soft.
+"""The one async store interface: bytes in, bytes out, TTL, prefix deletes, counters, fail-soft.
 
-Every store (memory, SQLite, Redis) subclasses :class:`Store` and implements the five
+Every store (memory, SQLite, Redis) subclasses :class:`Store` and implements the six
 ``_``-methods. The public methods wrap them so that a backend failure (connection refused,
 timeout, a locked or corrupt database) never reaches the caller: it is logged once per
-outage, counted, and reported as a miss (``get`` returns None, ``set`` returns False). A run
-that loses its cache gets slower, never broken.
+outage, counted, and reported as a miss (``get`` returns None, ``set`` returns False,
+``incr`` returns None). A run that loses its cache gets slower, never broken; a rate limit
+that loses its counters decides by its own ``on_store_error``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ STAT_NAMES: Final = (
     "hits",  # get found a live entry
     "misses",  # get found nothing (absent or expired)
     "sets",  # set stored an entry
+    "incrs",  # incr counted (fixed-window counters)
     "deletes",  # delete / delete_prefix calls that reached the backend
     "errors",  # a backend call failed (logged once per outage)
     "skipped",  # calls not sent to a backend that failed less than retry_after ago
@@ -51,8 +53,12 @@ class Store(ABC):
         retry_after: seconds to stop sending calls to a backend after it failed, so an
             outage costs one timeout, not one per call; 0 retries on every call.
 
-    Subclasses implement ``_get``, ``_set``, ``_delete``, ``_delete_prefix`` and ``_close``
-    and may raise anything from them; the public methods turn failures into misses.
+    Subclasses implement ``_get``, ``_set``, ``_incr``, ``_delete``, ``_delete_prefix`` and
+    ``_close`` and may raise anything from them; the public methods turn failures into misses.
+
+    Counters (``incr``) live in a key space of their own: ``get``, ``set``, ``delete`` and
+    ``delete_prefix`` never see or remove them, so invalidating a cache never resets a rate
+    limit, and one store can serve caches and rate limits at once.
     """
 
     def __init__(self, *, name: str, retry_after: float = 0.0) -> None:
@@ -113,6 +119,38 @@ class Store(ABC):
             self._stats["sets"] += 1
         return stored
 
+    async def incr(self, key: str, window: float) -> int | None:
+        """Add one to the fixed-window counter ``key``, atomically.
+
+        The first increment of a key starts its window: the counter expires ``window``
+        seconds later, and the next increment after that starts again at 1.
+
+        Args:
+            key: the counter's name (a key space apart from the entries of ``get``/``set``).
+            window: the window's length in seconds.
+
+        Returns:
+            The count after this increment, or None when the backend failed (logged once
+            per outage and counted, like ``get`` and ``set``).
+
+        Raises:
+            ValueError: on an empty key or a non-positive ``window``.
+        """
+        _check_key(key)
+        if isinstance(window, bool) or not isinstance(window, int | float) or not window > 0:
+            raise ValueError(f"window must be a positive number of seconds, got {window!r}")
+        if self._skip():
+            return None
+        try:
+            count = await self._incr(key, float(window))
+        except Exception as exc:
+            self._failed("incr", exc)
+            return None
+        self._ok()
+        if count is not None:
+            self._stats["incrs"] += 1
+        return count
+
     async def delete(self, key: str) -> None:
         """Remove ``key`` if present (a failure is logged and counted)."""
         _check_key(key)
@@ -159,6 +197,10 @@ class Store(ABC):
 
     @abstractmethod
     async def _set(self, key: str, value: bytes, ttl: float | None) -> bool: ...
+
+    @abstractmethod
+    async def _incr(self, key: str, window: float) -> int | None:
+        """Increment atomically; None when the store refuses (e.g. its counters are full)."""
 
     @abstractmethod
     async def _delete(self, key: str) -> None: ...

@@ -1,4 +1,8 @@
-"""``MemoryStore``: an in-process LRU of bytes, bounded by entries and bytes, with TTL."""
+"""``MemoryStore``: an in-process LRU of bytes, bounded by entries and bytes, with TTL.
+
+Fixed-window counters (``incr``) are kept in a table of their own with its own bound, so
+cache entries can never push a live counter out (which would silently reset a rate limit).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from typing import Any
 
 from cachetools import TLRUCache
 
-from ._base import Store
+from ._base import Store, logger
 
 # Per-entry bookkeeping of a dict slot, counted against max_bytes with the key and value.
 _ENTRY_OVERHEAD = 64
@@ -43,6 +47,11 @@ class MemoryStore(Store):
         max_entries: most entries kept.
         max_bytes: most bytes kept (values + per-entry overhead); a single larger value is
             refused (``set`` returns False, counted as ``too_large``).
+        max_counters: most live counters kept (``incr``). Expired counters are dropped
+            first; when every slot holds a live window, ``incr`` of a new key returns None
+            (counted as ``counters_full``, logged once) rather than evicting a live window,
+            so a rate limit applies its ``on_store_error`` instead of silently resetting a
+            user's count. Keys already counted go on counting.
         name: the name used in logs and counters.
 
     Example::
@@ -56,19 +65,25 @@ class MemoryStore(Store):
         *,
         max_entries: int = 10_000,
         max_bytes: int = 64 * 2**20,
+        max_counters: int = 100_000,
         name: str = "memory",
     ) -> None:
         super().__init__(name=name)
-        if max_entries < 1 or max_bytes < 1:
-            raise ValueError("max_entries and max_bytes must be at least 1")
+        if max_entries < 1 or max_bytes < 1 or max_counters < 1:
+            raise ValueError("max_entries, max_bytes and max_counters must be at least 1")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries = _Entries(
             maxsize=max_bytes, ttu=_ttu, timer=time.monotonic, getsizeof=self._sizeof
         )
+        self.max_counters = max_counters
+        # key -> (count, monotonic expiry); insertion order is window start order.
+        self._counters: dict[str, tuple[int, float]] = {}
+        self._counters_full = False
         self._lock = threading.Lock()
         self._stats["too_large"] = 0
         self._stats["evictions"] = 0
+        self._stats["counters_full"] = 0
 
     @staticmethod
     def _sizeof(value: Any) -> int:
@@ -103,6 +118,34 @@ class MemoryStore(Store):
             self._stats["evictions"] = self._entries.evicted
         return True
 
+    async def _incr(self, key: str, window: float) -> int | None:
+        with self._lock:
+            now = time.monotonic()
+            count, expires = self._counters.get(key, (0, 0.0))
+            if expires <= now:
+                self._counters.pop(key, None)  # a new window goes to the end of the order
+                if len(self._counters) >= self.max_counters and not self._purge_counters(now):
+                    self._stats["counters_full"] += 1
+                    if not self._counters_full:
+                        self._counters_full = True
+                        logger.warning(
+                            "adk_lattice: store %r holds %d live counters; new counters are"
+                            " refused until windows expire",
+                            self.name,
+                            self.max_counters,
+                        )
+                    return None
+                count, expires = 0, now + window
+                self._counters_full = False
+            self._counters[key] = (count + 1, expires)
+            return count + 1
+
+    def _purge_counters(self, now: float) -> bool:
+        """Drop expired counters; True when there is room for one more."""
+        for k in [k for k, (_, exp) in self._counters.items() if exp <= now]:
+            del self._counters[k]
+        return len(self._counters) < self.max_counters
+
     async def _delete(self, key: str) -> None:
         with self._lock:
             self._entries.pop(key, None)
@@ -117,3 +160,4 @@ class MemoryStore(Store):
     async def _close(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._counters.clear()

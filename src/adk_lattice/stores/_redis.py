@@ -16,6 +16,14 @@ if TYPE_CHECKING:
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
+# INCR and the first PEXPIRE in one server-side step: atomic across replicas, and a key can
+# never be left without an expiry by a client that dies between the two commands.
+_INCR_EXPIRE = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+
 
 def _import_redis() -> Any:
     try:
@@ -32,14 +40,17 @@ class RedisStore(Store):
     """A store in Redis: keys under a namespace, TTL set by Redis, short timeouts.
 
     Every key is written as ``{namespace}:{key}``, so several apps (or test runs) can share
-    one Redis. Timeouts are short and client retries off by default: a cache that is slow
-    to answer is worse than a miss. After a failure the store sends nothing for
-    ``retry_after`` seconds (calls are misses, counted as ``skipped``), then tries again; the
-    client reconnects by itself when Redis is back.
+    one Redis; counters (``incr``) are ``{namespace}#{key}``, a key space that entries and
+    ``delete_prefix`` never reach. ``incr`` is one Lua script (``INCR``, then ``PEXPIRE`` on
+    the first increment), atomic across every replica. Timeouts are short and client
+    retries off by default: a cache that is slow to answer is worse than a miss. After a
+    failure the store sends nothing for ``retry_after`` seconds (calls are misses, counted
+    as ``skipped``), then tries again; the client reconnects by itself when Redis is back.
 
     Args:
         url: a Redis URL (``redis://host:port/db``); ignored when ``client`` is given.
-        namespace: the key prefix; entries of other namespaces are never touched.
+        namespace: the key prefix (without ``:`` or ``#``); entries of other namespaces are
+            never touched.
         client: an existing ``redis.asyncio.Redis`` to use instead (not closed by ``close``).
         connect_timeout: seconds to open a connection.
         socket_timeout: seconds to wait for a reply.
@@ -68,8 +79,8 @@ class RedisStore(Store):
         name: str = "redis",
     ) -> None:
         super().__init__(name=name, retry_after=retry_after)
-        if not namespace or ":" in namespace:
-            raise ValueError("namespace must be a non-empty string without ':'")
+        if not namespace or ":" in namespace or "#" in namespace:
+            raise ValueError("namespace must be a non-empty string without ':' or '#'")
         redis_asyncio = _import_redis()
         self.namespace = namespace
         self._scan_count = scan_count
@@ -87,6 +98,7 @@ class RedisStore(Store):
         elif client.connection_pool.connection_kwargs.get("decode_responses"):
             raise ValueError("RedisStore stores bytes: give it a client without decode_responses")
         self._client: Redis = client
+        self._incr_script = client.register_script(_INCR_EXPIRE)
 
     @property
     def client(self) -> Redis:
@@ -104,6 +116,10 @@ class RedisStore(Store):
         px = max(1, int(ttl * 1000)) if ttl is not None else None
         await self._client.set(self._k(key), value, px=px)
         return True
+
+    async def _incr(self, key: str, window: float) -> int | None:
+        ms = max(1, int(window * 1000))
+        return int(await self._incr_script(keys=[f"{self.namespace}#{key}"], args=[ms]))
 
     async def _delete(self, key: str) -> None:
         await self._client.delete(self._k(key))

@@ -38,6 +38,21 @@ CREATE TRIGGER IF NOT EXISTS entries_del AFTER DELETE ON entries BEGIN
     UPDATE totals SET n = n - 1, bytes = bytes - OLD.size WHERE id = 0; END;
 CREATE TRIGGER IF NOT EXISTS entries_upd AFTER UPDATE OF size ON entries BEGIN
     UPDATE totals SET bytes = bytes - OLD.size + NEW.size WHERE id = 0; END;
+CREATE TABLE IF NOT EXISTS counters (
+    key TEXT PRIMARY KEY,
+    n INTEGER NOT NULL,
+    expires_at REAL NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS counters_expires ON counters (expires_at);
+"""
+
+# One statement: a live counter goes up by one, an expired or absent one starts a new window.
+_INCR = """
+INSERT INTO counters (key, n, expires_at) VALUES (:key, 1, :expires)
+ON CONFLICT (key) DO UPDATE SET
+    n = CASE WHEN counters.expires_at <= :now THEN 1 ELSE counters.n + 1 END,
+    expires_at = CASE WHEN counters.expires_at <= :now THEN :expires ELSE counters.expires_at END
+RETURNING n
 """
 
 # Eviction deletes the least recently used rows in batches of at least this many.
@@ -51,7 +66,8 @@ class SQLiteStore(Store):
     repeated hits on a hot entry do not write.
     Totals are kept by triggers in the same transaction as each write, so the bound holds
     across processes without scanning the table. Expired rows are never returned and are
-    removed when met or when room is needed.
+    removed when met or when room is needed. Counters (``incr``) are a table of their own,
+    never evicted by entries; expired counters are removed as counting goes on.
 
     Args:
         path: the database file (created with its directory if missing).
@@ -162,6 +178,23 @@ class SQLiteStore(Store):
                 await db.execute("ROLLBACK")
                 raise
         return True
+
+    async def _incr(self, key: str, window: float) -> int | None:
+        now = time.time()
+        async with self._use() as db:
+            # IMMEDIATE takes the write lock first, so processes on one file count in turn.
+            await db.execute("BEGIN IMMEDIATE")
+            try:
+                params = {"key": key, "now": now, "expires": now + window}
+                async with db.execute(_INCR, params) as cur:
+                    row: Any = await cur.fetchone()
+                # Expired counters of other keys go here; the index keeps this a short range.
+                await db.execute("DELETE FROM counters WHERE expires_at <= ?", (now,))
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.execute("ROLLBACK")
+                raise
+        return int(row[0])
 
     async def _make_room(self, db: aiosqlite.Connection, now: float) -> None:
         n, size = await self._totals(db)

@@ -1,0 +1,110 @@
+"""The counter half of the store interface (``incr``), run against memory, SQLite, real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+
+import pytest
+
+from adk_lattice.stores import MemoryStore, RedisStore, SQLiteStore, Store
+
+_ns = itertools.count()
+
+Clients = Callable[[], Store]
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+async def clients(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[Clients]:
+    """Make clients of one backend that share its data (one memory store is its own client)."""
+    made: list[Store] = []
+    namespace = f"incr{next(_ns)}"
+    memory = MemoryStore()
+
+    def make() -> Store:
+        store: Store
+        if request.param == "memory":
+            store = memory
+        elif request.param == "sqlite":
+            store = SQLiteStore(tmp_path / "counters.sqlite3")
+        else:
+            server = request.getfixturevalue("redis_server")
+            store = RedisStore(server.url, namespace=namespace)
+        made.append(store)
+        return store
+
+    yield make
+    for store in made:
+        await store.close()
+
+
+@pytest.fixture
+def store(clients: Clients) -> Store:
+    """One client of each backend."""
+    return clients()
+
+
+async def test_incr_counts_up_from_one(store: Store) -> None:
+    """Successive increments of one key return 1, 2, 3."""
+    assert [await store.incr("k", 60) for _ in range(3)] == [1, 2, 3]
+
+
+async def test_keys_count_separately(store: Store) -> None:
+    """Each key has its own count."""
+    await store.incr("a", 60)
+    assert await store.incr("b", 60) == 1
+
+
+async def test_the_count_starts_again_after_the_window(store: Store) -> None:
+    """Once the window has passed, the next increment returns 1."""
+    await store.incr("k", 0.1)
+    await asyncio.sleep(0.25)
+    assert await store.incr("k", 0.1) == 1
+
+
+async def test_later_increments_do_not_extend_the_window(store: Store) -> None:
+    """The window runs from the first increment, not from the latest one."""
+    await store.incr("k", 0.4)
+    await asyncio.sleep(0.25)
+    assert await store.incr("k", 0.4) == 2
+    await asyncio.sleep(0.25)
+    assert await store.incr("k", 0.4) == 1
+
+
+async def test_counters_are_apart_from_entries(store: Store) -> None:
+    """get, set and delete_prefix neither see nor reset a counter of the same key."""
+    await store.incr("rl:k", 60)
+    await store.set("rl:k", b"entry")
+    assert await store.delete_prefix("rl:") == 1
+    assert await store.get("rl:k") is None
+    assert await store.incr("rl:k", 60) == 2
+
+
+async def test_increments_are_counted_in_stats(store: Store) -> None:
+    """Each increment adds one to stats["incrs"]."""
+    await store.incr("k", 60)
+    await store.incr("k", 60)
+    assert store.stats["incrs"] == 2
+
+
+async def test_a_non_positive_window_is_a_clear_error(store: Store) -> None:
+    """A window of 0 is refused with a ValueError naming it."""
+    with pytest.raises(ValueError, match="window"):
+        await store.incr("k", 0)
+
+
+async def test_an_empty_key_is_a_clear_error(store: Store) -> None:
+    """An empty counter key is refused."""
+    with pytest.raises(ValueError, match="key"):
+        await store.incr("", 60)
+
+
+async def test_concurrent_increments_from_two_clients_give_each_count_once(
+    clients: Clients,
+) -> None:
+    """200 concurrent increments through two clients return every count 1..200 exactly once."""
+    a, b = clients(), clients()
+    got = await asyncio.gather(*(s.incr("shared", 60) for s in [a, b] * 100))
+    assert sorted(c for c in got if c is not None) == list(range(1, 201))
