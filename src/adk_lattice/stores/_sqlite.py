@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sqlite3
 import time
 from collections.abc import AsyncIterator
 from typing import Any
@@ -120,18 +121,37 @@ class SQLiteStore(Store):
         async with self._opening:
             if self._db is None:
                 await asyncio.to_thread(_make_parent, self.path)
-                db = await aiosqlite.connect(self.path, isolation_level=None)
-                try:
-                    # busy_timeout first: switching to WAL needs a lock another process may hold.
-                    await db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
-                    await db.execute("PRAGMA journal_mode = WAL")
-                    await db.execute("PRAGMA synchronous = NORMAL")
-                    await db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
-                except BaseException:
-                    await db.close()
-                    raise
-                self._db = db
+                self._db = await self._open_retrying()
         return self._db
+
+    async def _open_retrying(self) -> aiosqlite.Connection:
+        """Open and set up the file, retrying while another process sets it up too.
+
+        SQLite answers "database is locked" without waiting on its busy timeout when two
+        processes switch a new file to WAL at the same moment; retrying is the cure.
+        """
+        deadline = time.monotonic() + max(self._busy_ms / 1000, 0.1)
+        pause = 0.005
+        while True:
+            db = await aiosqlite.connect(self.path, isolation_level=None)
+            try:
+                # busy_timeout first: switching to WAL needs a lock another process may hold.
+                await db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+                await db.execute("PRAGMA journal_mode = WAL")
+                await db.execute("PRAGMA synchronous = NORMAL")
+                await db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+            except sqlite3.OperationalError as exc:
+                await db.close()
+                busy = "locked" in str(exc) or "busy" in str(exc)
+                if not busy or time.monotonic() + pause > deadline:
+                    raise
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, 0.1)
+                continue
+            except BaseException:
+                await db.close()
+                raise
+            return db
 
     @contextlib.asynccontextmanager
     async def _use(self) -> AsyncIterator[aiosqlite.Connection]:
