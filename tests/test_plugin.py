@@ -11,7 +11,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from adk_lattice import Lattice, ReturnGuardError, current_call, on
-from adk_lattice.testing import FakeModel, ScriptedResponse
+from adk_lattice.testing import FakeModel, ScriptedResponse, function_tool, tool_context
 from tests.support import Recorder, assert_balanced, run_app
 
 refunds: list[float] = []
@@ -332,3 +332,24 @@ async def test_policy_rewrite_on_an_after_hook_is_not_a_denial(recorder: Recorde
     (after,) = recorder.of("after_tool")
     assert after.acted_by == "cap"
     assert not after.denied
+
+
+async def test_a_call_without_an_id_keeps_its_record_to_after_tool(recorder: Recorder) -> None:
+    """When ADK gives no function_call_id, after_tool still sees the denial and closes the call."""
+    seen: list[bool] = []
+
+    @on("after_tool")
+    def shape(**_: Any) -> None:
+        seen.append(current_call().denied)  # type: ignore[union-attr]
+
+    lattice = Lattice(policy=[_deny("guard")], handlers=[shape], telemetry=[recorder])
+    tool = function_tool(issue_refund)
+    ctx = tool_context(function_call_id=None)
+    args = {"charge_id": "c1", "amount": 5.0}
+    denied = await lattice.before_tool_callback(tool=tool, tool_args=args, tool_context=ctx)
+    assert denied is not None
+    await lattice.after_tool_callback(tool=tool, tool_args=args, tool_context=ctx, result=denied)
+    assert seen == [True]
+    inv = recorder.of("after_tool")[0].invocation
+    assert inv is not None
+    assert inv.open_calls == {}

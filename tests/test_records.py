@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from adk_lattice import CallRecord
-from adk_lattice._records import InvocationRecord, Records
+from adk_lattice._records import Records
 
 
 def test_open_returns_the_same_record_per_invocation() -> None:
@@ -49,10 +49,3 @@ def test_bounds_must_be_positive() -> None:
     """A zero bound is refused."""
     with pytest.raises(ValueError, match="at least 1"):
         Records(max_invocations=0)
-
-
-def test_records_have_room_for_handlers() -> None:
-    """Invocation and call records carry a data dict for handlers' own keyed state."""
-    inv = InvocationRecord("x")
-    inv.data["mine"] = 1
-    assert inv.data == {"mine": 1}

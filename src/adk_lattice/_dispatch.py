@@ -19,7 +19,7 @@ from ._chain import run_chain
 from ._handlers import Bound
 from ._hooks import HookName
 from ._outcome import Outcome, Step, SynthReason
-from ._records import CallRecord, InvocationRecord, Records, _current_call
+from ._records import CallRecord, InvocationRecord, Records, _current_call, call_key
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -119,7 +119,8 @@ class Dispatcher:
         self.pending: set[asyncio.Task[None]] = set()
 
     def invocation(self, ctx: Any) -> InvocationRecord:
-        if self.records.abandoned(ctx.invocation_id):
+        detached = self.records.abandoned(ctx.invocation_id)
+        if detached:
             # ADK still runs an invocation the lattice closed as abandoned (evicted, or the
             # plugin closed while the caller held the generator): serve its late hooks from
             # a detached record, so it is neither tracked again nor closed a second time.
@@ -134,7 +135,7 @@ class Dispatcher:
                     session.user_id,
                     session.id,
                 )
-            if not self.records.abandoned(inv.invocation_id):
+            if not detached:
                 self.watch(inv)
         return inv
 
@@ -180,7 +181,7 @@ class Dispatcher:
         self, inv: InvocationRecord, tool: BaseTool, ctx: ToolContext, *, close: bool
     ) -> CallRecord:
         fcid = ctx.function_call_id
-        key = fcid or ""
+        key = call_key(fcid, tool.name)
         call = inv.open_calls.pop(key, None) if close else inv.open_calls.get(key)
         if call is None:  # another plugin short-circuited before_tool ahead of us
             call = CallRecord(fcid, tool.name, ctx.agent_name, inv.invocation_id)
@@ -315,8 +316,8 @@ class Dispatcher:
             await self.synthesize("after_model", args, inv, agent, close)
         while inv.open_agents:
             agent, opened = inv.open_agents.pop()
-            why: SynthReason = "transferred" if agent in inv.transferred else close
-            await self.synthesize("after_agent", opened, inv, agent, why)
+            ended: SynthReason = "transferred" if agent in inv.transferred else close
+            await self.synthesize("after_agent", opened, inv, agent, ended)
 
     async def emit(self, outcome: Outcome) -> None:
         for o in self.observers:

@@ -347,8 +347,12 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=True)
-        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
-        kwargs["result"] = result
+        kwargs = {
+            "tool": tool,
+            "tool_args": tool_args,
+            "tool_context": tool_context,
+            "result": result,
+        }
         decided = await self._dispatch.decide("after_tool", kwargs, inv, call=call)
         return decided.value  # type: ignore[no-any-return]
 
@@ -364,8 +368,12 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=False)
-        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
-        kwargs["error"] = error
+        kwargs = {
+            "tool": tool,
+            "tool_args": tool_args,
+            "tool_context": tool_context,
+            "error": error,
+        }
         value = (
             await self._dispatch.decide("on_tool_error", kwargs, inv, call=call, error=error)
         ).value

@@ -148,10 +148,14 @@ class Records:
 
     def open_call(self, inv: InvocationRecord, call: CallRecord) -> None:
         """Register an in-flight tool call, dropping the oldest past the bound."""
-        key = call.function_call_id or f"{call.tool}#{id(call)}"
-        inv.open_calls[key] = call
+        inv.open_calls[call_key(call.function_call_id, call.tool)] = call
         while len(inv.open_calls) > self._max_calls:
             inv.open_calls.pop(next(iter(inv.open_calls)))
+
+
+def call_key(function_call_id: str | None, tool: str) -> str:
+    """The key of a tool call's record: its id, or (ADK gave none) its tool's name."""
+    return function_call_id or f"tool:{tool}"
 
 
 _current_call: ContextVar[CallRecord | None] = ContextVar("adk_lattice_current_call", default=None)
