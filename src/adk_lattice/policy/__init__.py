@@ -6,7 +6,10 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 """
 
 from .arguments import Clamp, InjectState, Round
-from .injection import Finding, InjectionGuard
+from .injection import InjectionGuard
+from .injection_classifier import ClassifierDetector
+from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
+from .injection_judge import JudgeDetector
 from .limits import CallLimits
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
@@ -18,18 +21,23 @@ from .trim import TrimContext
 __all__ = [
     "Approval",
     "CallLimits",
+    "CallableDetector",
     "CapToolResult",
     "Clamp",
+    "ClassifierDetector",
     "CounterStore",
+    "Detector",
     "Finding",
     "InjectState",
     "InjectionGuard",
+    "JudgeDetector",
     "MemoryCounter",
     "RateLimit",
     "RedactPII",
     "RedisCounter",
     "RequireState",
     "Round",
+    "RulesDetector",
     "ToolGuard",
     "ToolRule",
     "TrimContext",
