@@ -32,7 +32,8 @@ class ClassifierDetector:
             without regard to case against the model's ``id2label``).
         threshold: the score from which a text is flagged (0 to 1).
         window: tokens per window, special tokens included (default: the model's limit).
-        overlap: tokens shared by consecutive windows.
+        overlap: tokens shared by consecutive windows (default: a quarter of a window, at
+            most 64).
         batch_size: windows per forward pass.
         name: the detector name.
 
@@ -50,7 +51,7 @@ class ClassifierDetector:
         labels: Sequence[str] = ("INJECTION", "JAILBREAK"),
         threshold: float = 0.5,
         window: int | None = None,
-        overlap: int = 64,
+        overlap: int | None = None,
         batch_size: int = 8,
         name: str = "classifier",
     ) -> None:
@@ -83,8 +84,10 @@ class ClassifierDetector:
         self._special = int(tokenizer.num_special_tokens_to_add(pair=False))
         if not self._special < self.window <= limit:
             raise ValueError(f"window must be between {self._special + 1} and {limit}")
-        if not 0 <= overlap < self.window - self._special:
-            raise ValueError("overlap must be >= 0 and smaller than the window")
+        body = self.window - self._special
+        overlap = min(64, body // 4) if overlap is None else overlap
+        if not 0 <= overlap < body:
+            raise ValueError(f"overlap must be >= 0 and below {body} (the window's text tokens)")
         self.overlap = overlap
         self.threshold = threshold
         self.batch_size = max(1, batch_size)
@@ -104,25 +107,33 @@ class ClassifierDetector:
 
     def scores(self, text: str) -> list[float]:
         """The attack score of each window of ``text``, in order (at least one)."""
-        windows = self.windows(text)
-        out: list[float] = []
+        enc = self._encode(text, padding=True, return_tensors="pt")
+        enc.pop("overflow_to_sample_mapping", None)
         torch = self._torch
-        for start in range(0, len(windows), self.batch_size):
-            batch = [
-                self._tokenizer.build_inputs_with_special_tokens(ids)
-                for ids in windows[start : start + self.batch_size]
-            ]
-            enc = self._tokenizer.pad({"input_ids": batch}, return_tensors="pt")
+        out: list[float] = []
+        total = int(enc["input_ids"].shape[0])
+        for start in range(0, total, self.batch_size):
+            batch = {k: v[start : start + self.batch_size] for k, v in enc.items()}
             with torch.inference_mode():
-                logits = self._model(**enc).logits
+                logits = self._model(**batch).logits
             probs = torch.softmax(logits.float(), dim=-1)[:, self._label_ids].sum(dim=-1)
             out.extend(float(p) for p in probs)
         return out
 
     def windows(self, text: str) -> list[list[int]]:
-        """The token ids of each window of ``text`` (special tokens not yet added)."""
-        ids: list[int] = self._tokenizer(clean(text), add_special_tokens=False)["input_ids"]
-        body = self.window - self._special
-        step = body - self.overlap
-        out = [ids[i : i + body] for i in range(0, max(len(ids) - self.overlap, 1), step)]
-        return out or [[]]
+        """The token ids of each window of ``text``, without the special tokens."""
+        enc = self._encode(text, return_special_tokens_mask=True)
+        return [
+            [t for t, special in zip(ids, mask, strict=True) if not special]
+            for ids, mask in zip(enc["input_ids"], enc["special_tokens_mask"], strict=True)
+        ]
+
+    def _encode(self, text: str, **options: Any) -> Any:
+        return self._tokenizer(
+            clean(text),
+            truncation=True,
+            max_length=self.window,
+            stride=self.overlap,
+            return_overflowing_tokens=True,
+            **options,
+        )

@@ -115,7 +115,8 @@ class RulesDetector:
         found = self._match(plain, source, boost)
         if found is None:
             folded = fold(text)
-            if folded != plain:
+            # The rules ignore case: a fold that only lower-cased would find nothing new.
+            if folded != plain.lower():
                 found = self._match(folded, source, boost)
             if found is None and SQUASHED_OVERRIDE.search(_NOT_LETTER.sub("", folded)):
                 found = Finding("instruction_override", ("squashed_override",), source)
