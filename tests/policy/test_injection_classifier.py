@@ -16,6 +16,8 @@ import pytest
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
+# Idle OpenMP workers spin on the CPU; on a small machine that starves the tests after these.
+torch.set_num_threads(1)
 
 from google.adk.agents.llm_agent import LlmAgent  # noqa: E402
 

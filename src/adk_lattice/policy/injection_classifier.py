@@ -95,6 +95,9 @@ class ClassifierDetector:
         self._torch = torch
         self._model = model.eval()
         self._tokenizer = tokenizer
+        # One pass now: a model that cannot run fails here, and the lazy imports of the first
+        # call happen in this thread rather than in a worker thread.
+        self.scores("")
 
     async def detect(self, text: str, source: str = "user") -> Finding | None:
         """Score ``text`` in a worker thread; a finding at or above the threshold."""
