@@ -19,6 +19,7 @@ from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import noted, run_app
+from .data.injection_corpus import DISGUISES
 
 DATA = Path(__file__).parent / "data"
 BENIGN = [line for line in (DATA / "benign.txt").read_text().splitlines() if line.strip()]
@@ -110,6 +111,33 @@ def test_the_corpus_sample_is_caught_at_the_measured_rate() -> None:
         total += len(prompts)
     assert total == 67
     assert caught / total >= SAMPLE_RATE
+
+
+#: The fixed disguises of the corpus script, but the 60,000-character padding (slow here;
+#: the corpus run and a Runner test cover it).
+SHORT_DISGUISES = {k: v for k, v in DISGUISES.items() if not k.startswith("after")}
+
+
+@pytest.mark.parametrize("disguise", SHORT_DISGUISES)
+def test_the_corpus_sample_is_caught_as_often_when_disguised(disguise: str) -> None:
+    """Each fixed disguise of the held-out sample is caught at the documented plain rate."""
+    guard, hide = InjectionGuard(), SHORT_DISGUISES[disguise]
+    caught = sum(
+        1
+        for name, prompts in SAMPLE.items()
+        for p in prompts
+        if guard.detect(hide(p), "tool:document" if name == "indirect_injection" else "user")
+    )
+    assert caught / 67 >= SAMPLE_RATE
+
+
+def test_the_benign_set_passes_when_disguised() -> None:
+    """No disguise of a benign request makes it look like an attack."""
+    guard = InjectionGuard()
+    flagged = [
+        (d, b) for d, hide in SHORT_DISGUISES.items() for b in BENIGN if guard.detect(hide(b))
+    ]
+    assert flagged == []
 
 
 async def test_before_model_refuses_and_records_why(ctx: Any) -> None:
