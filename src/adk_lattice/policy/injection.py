@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
@@ -24,6 +25,7 @@ logger = logging.getLogger("adk_lattice.policy")
 #: Around each tool output, this much of its head and tail joins the others in the combined
 #: scan (each output is also scanned alone, in full): enough for any phrase to straddle.
 _SEAM: Final = 2_048
+_TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.:+-]{1,200}$")
 
 
 class InjectionGuard:
@@ -130,6 +132,8 @@ class InjectionGuard:
         return await self._check(text, source, too_big=False)
 
     async def _check(self, text: str, source: str, *, too_big: bool) -> Finding | None:
+        if not too_big and not text.strip():
+            return None  # nothing to read: spare the classifier and the judge a call
         if too_big or len(text) > self.max_chars:
             if self.oversize == "refuse":
                 return Finding("oversize", ("max_chars",), source)
@@ -183,7 +187,7 @@ class InjectionGuard:
         state = getattr(ctx, "state", None)
         for i, j, fr, text, values, too_big in window:
             # More nodes than can be walked counts as longer than max_chars.
-            found = await self._check(text, f"tool:{fr.name}", too_big=too_big)
+            found = await self._check(text, _tool_source(fr.name), too_big=too_big)
             if found is None:
                 live.append((i, j, fr, values))
                 continue
@@ -195,7 +199,7 @@ class InjectionGuard:
         if len(live) > 1:
             joined = "\n".join(_ends(text) for *_, text in live)
             names = "+".join(sorted({fr.name or "" for _, _, fr, _ in live}))
-            found = await self.check(joined, f"tool:{names}")
+            found = await self.check(joined, _tool_source(names))
             if found is not None:
                 if self.on_tool == "refuse":
                     self._remember(state, [memory.response_digest(w[2]) for w in live])
@@ -233,6 +237,11 @@ class InjectionGuard:
             parts = list(contents[i].parts or [])
             parts[j] = types.Part(function_response=memory.withheld(fr, self.name, found.code))
             contents[i] = types.Content(role=contents[i].role, parts=parts)
+
+
+def _tool_source(name: str | None) -> str:
+    """``tool:<name>`` when the name is a plain identifier (it goes into logs and audit)."""
+    return f"tool:{name}" if name and _TOOL_NAME.match(name) else "tool:unnamed"
 
 
 def _ends(text: str) -> str:
