@@ -20,6 +20,7 @@ from google.adk.tools.agent_tool import AgentTool
 
 from .._records import current_call
 from ..state import StateKey
+from ..telemetry._audit import UNTRUSTED_SOURCES
 from ._common import Counts, Keyed, report, tool_denial
 from .provenance_spotlight import spotlight_request
 from .provenance_taint import (
@@ -39,8 +40,6 @@ from .tool_guard import ToolRule
 
 logger = logging.getLogger("adk_lattice.policy")
 
-#: Where a checked call's record (``current_call().data``) lists the untrusted sources.
-SOURCES_KEY: Final = "adk_lattice.untrusted_sources"
 _MAX_INSTRUCTION: Final = 100_000
 
 
@@ -165,6 +164,7 @@ class ProvenanceGuard:
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
         self._nonces: Keyed[str] = Keyed()
+        self._batches: Keyed[Taint] = Keyed()
 
     @classmethod
     def from_rules(cls, rules: Mapping[str, ToolRule], **options: Any) -> ProvenanceGuard:
@@ -206,6 +206,11 @@ class ProvenanceGuard:
         call = current_call()
         if call is not None and (call.denied or call.short_circuit_tier == "policy"):
             return  # a policy's answer stood in for the tool: no outside text entered
+        batch = _batch(tool_context)
+        if batch is not None and self._batches.get(batch) is None:
+            # Siblings of this call were chosen before its output existed: they are checked
+            # against the taint as it was when the model answered.
+            self._batches.put(batch, read_taint(tool_context.state, tool_context.session.id))
         mark(tool_context.state, tool_context.session.id, name)
         self._counts.bump("tainted")
 
@@ -221,13 +226,14 @@ class ProvenanceGuard:
         spec = self.consequential.get(name)
         if spec is None:
             return None
-        taint = read_taint(ctx.state, session_id)
+        batch = _batch(ctx)
+        taint = (self._batches.get(batch) if batch else None) or read_taint(ctx.state, session_id)
         if not taint.tainted:
             self._counts.bump("clean")
             return None
         call = current_call()
         if call is not None:
-            call.data[SOURCES_KEY] = list(taint.sources)
+            call.data[UNTRUSTED_SOURCES] = list(taint.sources)
         if spec.always_confirm:
             return self._confirm(ctx, name, spec, [], taint, "always_confirm")
         if not isinstance(tool_args, dict):
@@ -254,6 +260,7 @@ class ProvenanceGuard:
         """Forget this invocation's system instructions and spotlight marker."""
         inv = invocation_context.invocation_id
         self._instructions.drop_where(inv)
+        self._batches.drop_where(inv)
         self._nonces.pop(inv)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -311,6 +318,18 @@ class ProvenanceGuard:
             "policy": self.name,
             "tool": tool,
         }
+
+
+def _batch(ctx: Any) -> tuple[str, str] | None:
+    """``(invocation id, id of the model event)`` that asked for this call, if found."""
+    call_id = ctx.function_call_id
+    events = getattr(ctx.session, "events", None) or ()
+    if not call_id:
+        return None
+    for event in reversed(events[-64:]):
+        if any(fc.id == call_id for fc in event.get_function_calls()):
+            return (ctx.invocation_id, event.id)
+    return None
 
 
 def _names(args: list[str]) -> str:

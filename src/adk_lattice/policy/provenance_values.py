@@ -43,6 +43,7 @@ _SPACES: Final = re.compile(r"\s+")
 _FORMAT: Final = re.compile(
     "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
 )
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _STRIP: Final = ".,;:!?\"'`()[]{}<>*"
 _CURRENCY: Final = re.compile(r"^(?:[A-Z]{3}|[$€£¥])\s*|\s*(?:[A-Z]{3}|[$€£¥])$")
 
@@ -244,15 +245,20 @@ def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
     """The scalar values of an argument as strings; None stands for a malformed leaf.
 
     Lists and tuples are walked (every recipient must be grounded); a mapping, a bool, a
-    non-finite number or an over-long string is malformed.
+    non-finite number, an over-long string, a string with lone surrogates (no valid text
+    holds one) or nesting deeper than a few levels is malformed.
     """
     if value is None:
         return
-    if isinstance(value, list | tuple) and depth < _MAX_DEPTH:
+    if isinstance(value, list | tuple):
+        if depth >= _MAX_DEPTH:
+            yield None
+            return
         for item in value:
             yield from leaves(item, depth + 1)
     elif isinstance(value, str):
-        yield value if len(value) <= MAX_VALUE_CHARS else None
+        ok = len(value) <= MAX_VALUE_CHARS and not _SURROGATE.search(value)
+        yield value if ok else None
     elif isinstance(value, int) and not isinstance(value, bool):
         yield str(value) if value.bit_length() < 200 else None
     elif isinstance(value, float):
