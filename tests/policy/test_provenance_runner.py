@@ -306,6 +306,18 @@ async def test_nested_run_of_a_tainted_caller_does_not_trust_its_request() -> No
     assert bank.sent == []
 
 
+async def test_nested_run_grounds_what_the_real_user_typed() -> None:
+    """A tainted caller's nested run may pay the IBAN the user typed (hashed hand-down)."""
+    bank = Bank()
+    outer = [ScriptedResponse.call("read_inbox")]
+    outer += [ScriptedResponse.call("payer", request=f"pay 500 to {USER_IBAN}")]
+    outer.append(ScriptedResponse.text("ok"))
+    message = "read my mail, then pay 500 to DE89 3704 0044 0532 0130 00"
+    run = await run_app(_nested(bank, outer, USER_IBAN), [Lattice(policy=[guard()])], message)
+    assert bank.sent == [(USER_IBAN, 500.0)]
+    assert USER_IBAN not in json.dumps(run.state[TAINT_KEY])
+
+
 async def test_nested_run_of_a_clean_caller_runs() -> None:
     """An AgentTool run started by an untainted model pays what it was asked to."""
     bank = Bank()

@@ -25,12 +25,15 @@ from ._common import Counts, Keyed, report, tool_denial
 from .provenance_spotlight import spotlight_request
 from .provenance_taint import (
     CONTROL_TOOLS,
+    MAX_TOKENS,
     Taint,
     capped,
     mark,
     parse_paths,
     read_taint,
     scalars,
+    session_hash,
+    token_hash,
     tool_responses,
     trusted_leaves,
     user_texts,
@@ -219,15 +222,19 @@ class ProvenanceGuard:
         name = getattr(tool, "name", str(tool))
         ctx = tool_context
         session_id = ctx.session.id
-        if isinstance(tool, AgentTool):
-            # The nested run copies this state: claim an entry, so it can tell a clean
-            # caller from a tainted one, and its forwarded state cannot pose as ours.
-            mark(ctx.state, session_id, None)
         spec = self.consequential.get(name)
-        if spec is None:
+        if spec is None and not isinstance(tool, AgentTool):
             return None
         batch = _batch(ctx)
         taint = (self._batches.get(batch) if batch else None) or read_taint(ctx.state, session_id)
+        if isinstance(tool, AgentTool):
+            # The nested run copies this state: claim an entry, so it can tell a clean
+            # caller from a tainted one and its forwarded state cannot pose as ours; when
+            # tainted, hand it hashes of what this session trusts.
+            tokens = self._token_hashes(ctx, taint) if taint.tainted else None
+            mark(ctx.state, session_id, None, tokens)
+        if spec is None:
+            return None
         if not taint.tainted:
             self._counts.bump("clean")
             return None
@@ -282,7 +289,20 @@ class ProvenanceGuard:
             trust = self.trusted.get(tool)
             if trust:
                 whole += trusted_leaves(response, trust)
-        return Grounding(capped(texts), capped(whole))
+        return Grounding(capped(texts), capped(whole), hashed=taint.hashed, hasher=token_hash)
+
+    def _token_hashes(self, ctx: Any, taint: Taint) -> list[str]:
+        """Salted hashes of this session's trusted tokens, for the kinds the table uses."""
+        grounding = self._grounding(ctx, taint)
+        salt = session_hash(ctx.session.id)
+        kinds = {k for spec in self.consequential.values() for k in spec.args.values()}
+        # The structured kinds first: an id table can be long, and the list is bounded.
+        order = [k for k in ("iban", "email", "phone", "url", "number", "id") if k in kinds]
+        return [
+            token_hash(salt, kind, token)
+            for kind in order
+            for token in sorted(grounding.tokens(kind))
+        ][:MAX_TOKENS]
 
     def _deny(self, ctx: Any, tool: str, args: list[str], reason: str) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")

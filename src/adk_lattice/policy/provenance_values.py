@@ -14,7 +14,7 @@ import contextlib
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -197,11 +197,23 @@ class Grounding:
         texts: trusted texts (already capped by the caller).
         whole: trusted scalar values taken whole (a trusted field's string), so an id with
             spaces in a structured output is still one token.
+        hashed: ``{salt: hashes}`` of tokens trusted elsewhere (a caller's), checked with
+            ``hasher(salt, kind, normal)`` for every kind but ``text``.
+        hasher: the salted hash function the hashes were made with.
     """
 
-    def __init__(self, texts: Iterable[str], whole: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        texts: Iterable[str],
+        whole: Iterable[str] = (),
+        *,
+        hashed: Mapping[str, frozenset[str]] | None = None,
+        hasher: Callable[[str, str, str], str] | None = None,
+    ) -> None:
         self._texts = [clean(t) for t in texts if t]
         self._whole = [clean(t) for t in whole if t]
+        self._hashed = dict(hashed or {}) if hasher is not None else {}
+        self._hasher = hasher
         self._tokens: dict[str, frozenset[str]] = {}
         self._joined: str | None = None
 
@@ -229,6 +241,10 @@ class Grounding:
             if self._joined is None:
                 self._joined = "\n".join(self._texts + self._whole)
             return normal in self._joined
+        if self._hasher is not None and any(
+            self._hasher(salt, kind, normal) in hashes for salt, hashes in self._hashed.items()
+        ):
+            return True
         if kind == "phone":
             tokens = self.tokens(kind)
             return normal in tokens or any(_same_phone(normal, t) for t in tokens)
