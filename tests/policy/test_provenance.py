@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -354,3 +355,18 @@ def test_rejected_call_is_denied() -> None:
     ctx.tool_confirmation = ToolConfirmation(confirmed=False)
     out = check(guard(on_ungrounded="confirm"), ctx, recipient=ATTACKER, amount=1)
     assert out["code"] == "rejected_by_approver"
+
+
+def test_the_documented_declaration_builds() -> None:
+    """The ProvenanceGuard example in docs/policy.md runs as shown."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "policy.md").read_text("utf-8")
+    section = doc[doc.index("## `ProvenanceGuard`") :]
+    code = section[section.index("```python\n") + 10 : section.index("```\n", 20)]
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "docs/policy.md", "exec"), namespace)
+    assert set(namespace["guard"].consequential) == {
+        "send_money",
+        "send_email",
+        "post_message",
+        "delete_file",
+    }

@@ -256,10 +256,11 @@ class ProvenanceGuard:
             return None
         if self.on_ungrounded == "confirm":
             return self._confirm(ctx, name, spec, missing, taint, "ungrounded_argument")
+        verb = "does" if len(missing) == 1 else "do"
         reason = (
-            f"{_names(missing)} of this {name} call do not appear in anything the user or a "
-            f"trusted source provided; untrusted content is in context. Ask the user to "
-            f"state them."
+            f"{_names(missing)} of this {name} call {verb} not appear in anything the user or "
+            f"a trusted source provided, and untrusted content is in context; ask the user "
+            f"to state {'it' if len(missing) == 1 else 'them'}"
         )
         return self._deny(ctx, name, missing, reason)
 
