@@ -11,6 +11,7 @@ from .injection_classifier import ClassifierDetector
 from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
 from .injection_judge import JudgeDetector
 from .limits import CallLimits
+from .provenance import Consequential, ProvenanceGuard
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
@@ -25,6 +26,7 @@ __all__ = [
     "CapToolResult",
     "Clamp",
     "ClassifierDetector",
+    "Consequential",
     "CounterStore",
     "Detector",
     "Finding",
@@ -32,6 +34,7 @@ __all__ = [
     "InjectionGuard",
     "JudgeDetector",
     "MemoryCounter",
+    "ProvenanceGuard",
     "RateLimit",
     "RedactPII",
     "RedisCounter",
