@@ -63,7 +63,9 @@ class Lattice(BasePlugin):
     Args:
         name: the plugin name ADK registers (``adk web --extra_plugins`` passes the dotted
             class path here).
-        policy: policy handlers; a failing one denies (fails closed).
+        policy: policy handlers; a failing one denies (fails closed). When a policy trusts
+            state keys (``state_keys``) and none is a ``ProtectState``, one protecting
+            those keys is put first.
         cache: cache handlers; a failing one is skipped (fails open).
         handlers: custom handlers; a failing one is skipped.
         telemetry: observers (objects with ``observe(outcome)``). ``None`` (the default)
@@ -94,6 +96,11 @@ class Lattice(BasePlugin):
         max_invocations: int = 4096,
     ) -> None:
         super().__init__(name)
+        if isinstance(policy, Iterable) and not isinstance(policy, str | bytes):
+            # A policy trusting a state key gets that key protected from client writes.
+            from .policy.protect import with_protection
+
+            policy = with_protection(policy)
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
         tiers["telemetry"] = _default_telemetry() if telemetry is None else telemetry
         chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}

@@ -5,14 +5,16 @@ model-role answer for agent and model hooks), counted on the policy's ``counts``
 identity, roles and tenants are read only through declared :class:`~adk_lattice.state.StateKey`.
 """
 
+from .approval import Approval
 from .arguments import Clamp, InjectState, Round
 from .injection import Finding, InjectionGuard
 from .limits import CallLimits
+from .protect import ProtectState
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
 from .results import CapToolResult
-from .tool_guard import Approval, ToolGuard, ToolRule
+from .tool_guard import ToolGuard, ToolRule
 from .trim import TrimContext
 
 __all__ = [
@@ -25,6 +27,7 @@ __all__ = [
     "InjectState",
     "InjectionGuard",
     "MemoryCounter",
+    "ProtectState",
     "RateLimit",
     "RedactPII",
     "RedisCounter",

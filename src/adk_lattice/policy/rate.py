@@ -215,6 +215,8 @@ class RateLimit:
         self.limit = limit
         self.window_seconds = float(window_seconds)
         self.per = per
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys = (per,) if isinstance(per, StateKey) else ()
         self.store: CounterStore = store if store is not None else MemoryStore(name=name)
         self.message = message
         self.name = name

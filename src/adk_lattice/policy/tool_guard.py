@@ -2,59 +2,38 @@
 
 from __future__ import annotations
 
+import hashlib
 import logging
-import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from google.adk.tools.base_tool import BaseTool
 from pydantic import BaseModel
 
 from ..state import StateKey
 from ._common import Counts, report, tool_denial
-from .arguments import Check, Rewrite, hygiene, model_check, run_check, schema_check
+from .approval import Approval
+from .arguments import Check, InjectState, Rewrite, hygiene, model_check, run_check, schema_check
 
 logger = logging.getLogger("adk_lattice.policy")
 
 _MISSING = object()
 
 
-@dataclass(frozen=True, slots=True)
-class Approval:
-    """When a call needs approval, and who may give it.
+def tool_label(tool: Any) -> str:
+    """A tool's name, safe for reasons, logs and counters.
 
-    Args:
-        when: a predicate on the (rewritten) arguments; or a ``(field, threshold)`` pair
-            meaning ``args[field] > threshold``.
-        role: a declared bool key (e.g. ``user:is_manager``); when it is True for this
-            user the call goes ahead without asking.
-        confirm: ask a person through ADK's tool confirmation
-            (``tool_context.request_confirmation``): the run pauses, and the call runs
-            when the person approves. When False and ``role`` does not hold, it is denied.
-        hint: what the person is asked.
+    A name the model made up (ADK stands a bare ``BaseTool`` in for it) may carry user data
+    (an email, a secret): it is shown as ``unknown-tool-<hash>`` instead.
     """
-
-    when: Callable[[Mapping[str, Any]], bool] | tuple[str, float]
-    role: StateKey[bool] | None = None
-    confirm: bool = False
-    hint: str = "Please approve or reject this call."
-
-    def needed(self, args: Mapping[str, Any]) -> bool:
-        """Whether these arguments cross the threshold (an unreadable value: yes)."""
-        if callable(self.when):
-            try:
-                return bool(self.when(args))
-            except Exception:
-                return True  # fail closed: a predicate that cannot decide asks for approval
-        name, threshold = self.when
-        value = args.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return True
-        # math.isfinite would overflow on an int past float range; ints are always finite
-        # and compare with a float threshold exactly.
-        if isinstance(value, float) and not math.isfinite(value):
-            return True
-        return value > threshold
+    name = getattr(tool, "name", None)
+    if not isinstance(name, str):
+        name = str(tool)
+    if type(tool) is not BaseTool:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "replace")).hexdigest()[:12]
+    return f"unknown-tool-{digest}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +81,8 @@ class ToolGuard:
     and the run pauses until ADK's confirmation arrives. Each decision is noted for
     telemetry and audit (``adk_lattice.telemetry.note``) with a content-free code: ``deny``
     (``unknown_tool``, ``agent_not_allowed``, ``hygiene``, the failing rewrite's code,
-    ``schema``, ``model``, ``check``, ``approval_required``, ``rejected_by_approver``),
+    ``schema``, ``model``, ``check``, ``approval_required``, ``rejected_by_approver``,
+    ``approver_not_authorised``),
     ``rewrite`` (``clamp``, ``round``, ``inject_state``: only when a value changed) and
     ``defer`` (``approval_required``)::
 
@@ -150,6 +130,8 @@ class ToolGuard:
         if default is not None and not isinstance(default, ToolRule):
             raise TypeError(f"default must be a ToolRule, not {type(default).__name__}")
         self.rules = dict(rules)
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys: tuple[StateKey[Any], ...] = tuple(_trusted(self.rules, default))
         self.default = default
         self.unknown = unknown
         self.max_string, self.max_depth, self.max_items = max_string, max_depth, max_items
@@ -163,14 +145,16 @@ class ToolGuard:
 
     def _deny(self, ctx: Any, tool: str, code: str, reason: str) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")
-        logger.info("adk_lattice: %s denied %s: %s (%s)", self.name, tool, reason, code)
+        # The code only: a reason may name argument fields a check wrote.
+        logger.info("adk_lattice: %s denied %s (%s)", self.name, tool, code)
         report(ctx, "deny", self.name, code)
         return tool_denial(self.name, reason, code, tool=tool)
 
     def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
         """Allow (None, with arguments possibly rewritten in place), deny, or ask a person."""
-        name = getattr(tool, "name", str(tool))
-        rule = self.rules.get(name)
+        name = getattr(tool, "name", None)
+        rule = self.rules.get(name) if isinstance(name, str) else None
+        name = tool_label(tool)
         if rule is None and self.unknown == "allow":
             rule = self.default
         ctx = tool_context
@@ -234,15 +218,11 @@ class ToolGuard:
     def _approve(
         self, name: str, approval: Approval, args: Mapping[str, Any], ctx: Any
     ) -> dict[str, Any] | None:
-        if approval.role is not None and approval.role.get(ctx.state) is True:
-            self._counts.bump("allowed", "approved_by_role")
+        verdict, code = approval.decide(ctx)
+        if verdict == "allow":
+            self._counts.bump("allowed", "approved_by_role" if code == "role" else "approved")
             return None
-        if not approval.confirm:
-            who = f" ({approval.role.name})" if approval.role is not None else ""
-            reason = f"this {name} call needs approval by an authorised person{who}"
-            return self._deny(ctx, name, "approval_required", reason)
-        confirmation = getattr(ctx, "tool_confirmation", None)
-        if confirmation is None:
+        if verdict == "defer":
             ctx.request_confirmation(hint=approval.hint, payload={"tool": name})
             self._counts.bump("pending_approval")
             report(ctx, "defer", self.name, "approval_required")
@@ -253,9 +233,26 @@ class ToolGuard:
                 "policy": self.name,
                 "tool": name,
             }
-        if confirmation.confirmed:
-            self._counts.bump("allowed", "approved")
-            return None
-        self._counts.bump("rejected")
-        reason = f"the {name} call was rejected by the approver"
-        return self._deny(ctx, name, "rejected_by_approver", reason)
+        if code == "approval_required":
+            who = f" ({approval.role.name})" if approval.role is not None else ""
+            reason = f"this {name} call needs approval by an authorised person{who}"
+        elif code == "rejected_by_approver":
+            self._counts.bump("rejected")
+            reason = f"the {name} call was rejected by the approver"
+        else:
+            self._counts.bump("rejected")
+            reason = f"the {name} call was confirmed by someone not allowed to approve it"
+        return self._deny(ctx, name, code, reason)
+
+
+def _trusted(rules: Mapping[str, ToolRule], default: ToolRule | None) -> list[StateKey[Any]]:
+    """The state keys the rules read: approval roles and injected keys."""
+    keys: list[StateKey[Any]] = []
+    for rule in [*rules.values(), *([default] if default is not None else [])]:
+        if rule.approval is not None and rule.approval.role is not None:
+            keys.append(rule.approval.role)
+        keys.extend(r.key for r in rule.rewrites if isinstance(r, InjectState))
+    return keys
+
+
+__all__ = ["Approval", "ToolGuard", "ToolRule", "tool_label"]
