@@ -21,7 +21,7 @@ from ._dispatch import (
     remove_open,
     why,
 )
-from ._handlers import Bound, bind
+from ._handlers import Bound, bind, check_unique
 from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
 from ._records import CallRecord
 
@@ -80,7 +80,7 @@ class Lattice(BasePlugin):
 
     Raises:
         TypeError: when a handler has no hook method, or is a bare function (use ``on``).
-        ValueError: on a bad handler option.
+        ValueError: on a bad handler option, or two handlers with one name.
     """
 
     def __init__(
@@ -106,12 +106,14 @@ class Lattice(BasePlugin):
         chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
         observers: list[Bound] = []
         members: list[Any] = []
+        names: dict[str, str] = {}
         for tier in (*DECIDER_TIERS, "telemetry"):
             entries = tiers[tier]
             if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
                 raise TypeError(f"{tier}= takes a list of handlers, got {type(entries).__name__}")
             for obj in entries:
                 hooks, observer = bind(obj, tier, timeout)
+                check_unique(names, obj, tier)
                 for hook, bound in hooks.items():
                     chains[hook].append(bound)
                 if observer is not None:

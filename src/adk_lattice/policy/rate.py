@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
+from urllib.parse import quote
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
@@ -141,6 +142,15 @@ class RedisCounter:
         await self._client.aclose()
 
 
+def counter_key(*parts: object) -> str:
+    """One counter's key: each part percent-escaped, so no part can forge a separator.
+
+    A user id such as ``"bob:7"`` or a tenant holding ``":"`` stays one part and never
+    shares another user's or tenant's counter.
+    """
+    return ":".join(quote(str(part), safe="") for part in parts)
+
+
 Hook = Literal["before_model", "before_tool", "before_agent"]
 
 
@@ -242,12 +252,11 @@ class RateLimit:
     async def _over(self, ctx: Any) -> str | None:
         """The denial code for this call (``rate_limited``, ``rate_limit_unavailable``) or None."""
         if self.per == "user":
-            who = f"user:{ctx.user_id}"
+            scope, who = "user", ctx.user_id
         else:
-            who = f"{self.per.name}:{self.per.get(ctx.state) or '-'}"
+            scope, who = self.per.name, self.per.get(ctx.state) or "-"
         window = int(time.time() // self.window_seconds)
-        app = ctx.session.app_name
-        key = f"{self.name}:{app}:{who}:{window}"
+        key = counter_key(self.name, ctx.session.app_name, scope, who, window)
         try:
             count = await self.store.incr(key, self.window_seconds)
         except Exception as exc:  # an outage of the store must not become the handler's crash
