@@ -23,7 +23,7 @@ from ._dispatch import (
 )
 from ._handlers import Bound, bind, check_unique
 from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
-from ._records import CallRecord
+from ._records import CallRecord, tool_label
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -333,7 +333,10 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = CallRecord(
-            tool_context.function_call_id, tool.name, tool_context.agent_name, inv.invocation_id
+            tool_context.function_call_id,
+            tool_label(tool),
+            tool_context.agent_name,
+            inv.invocation_id,
         )
         self._dispatch.records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}

@@ -8,6 +8,7 @@ from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 
+from .._records import tool_label
 from ._common import Counts, Keyed, record_denial, refusal, report, tool_denial
 
 
@@ -79,7 +80,7 @@ class CallLimits:
 
     def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
         """Count the tool call; deny it past the total or the per-tool cap."""
-        name = getattr(tool, "name", str(tool))
+        name = tool_label(tool)
         used = self._runs.setdefault(tool_context.invocation_id, Counter)
         cap = self.per_tool.get(name)
         if cap is not None and used[f"tool:{name}"] >= cap:

@@ -20,6 +20,7 @@ from urllib.parse import quote
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from .._records import tool_label
 from ..state import StateKey
 from ..stores import MemoryStore
 from ._common import Counts, model_content, record_denial, refusal, report, tool_denial
@@ -308,7 +309,7 @@ class RateLimit:
             else:
                 reason = "the rate limit could not be checked (counter store unavailable)"
             report(tool_context, "deny", self.name, code)
-            return tool_denial(self.name, reason, code, tool=getattr(tool, "name", None))
+            return tool_denial(self.name, reason, code, tool=tool_label(tool))
         return None
 
     async def _agent(self, *, agent: Any, callback_context: Any) -> types.Content | None:

@@ -2,38 +2,31 @@
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from google.adk.tools.base_tool import BaseTool
 from pydantic import BaseModel
 
+from .._records import tool_label
 from ..state import StateKey
 from ._common import Counts, report, tool_denial
 from .approval import Approval
-from .arguments import Check, InjectState, Rewrite, hygiene, model_check, run_check, schema_check
+from .arguments import (
+    Check,
+    InjectState,
+    Rewrite,
+    field_names,
+    hygiene,
+    model_check,
+    run_check,
+    schema_check,
+)
 
 logger = logging.getLogger("adk_lattice.policy")
 
 _MISSING = object()
-
-
-def tool_label(tool: Any) -> str:
-    """A tool's name, safe for reasons, logs and counters.
-
-    A name the model made up (ADK stands a bare ``BaseTool`` in for it) may carry user data
-    (an email, a secret): it is shown as ``unknown-tool-<hash>`` instead.
-    """
-    name = getattr(tool, "name", None)
-    if not isinstance(name, str):
-        name = str(tool)
-    if type(tool) is not BaseTool:
-        return name
-    digest = hashlib.sha256(name.encode("utf-8", "replace")).hexdigest()[:12]
-    return f"unknown-tool-{digest}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +50,8 @@ class ToolRule:
     checks: Sequence[Check] = ()
     rewrites: Sequence[Rewrite] = ()
     approval: Approval | None = None
+    #: The argument names ``schema`` and ``model`` declare (a denial reason may name them).
+    _names: frozenset[str] = field(default=frozenset(), init=False, repr=False)
     #: ``(code, check)`` pairs built once from ``schema`` and ``model``.
     _validators: tuple[tuple[str, Callable[[Mapping[str, Any]], str | None]], ...] = field(
         default=(), init=False, repr=False
@@ -69,6 +64,10 @@ class ToolRule:
         if self.model is not None:
             validators.append(("model", model_check(self.model)))
         object.__setattr__(self, "_validators", tuple(validators))
+        names = field_names(self.schema) if self.schema is not None else frozenset()
+        if self.model is not None:
+            names |= field_names(self.model.model_json_schema())
+        object.__setattr__(self, "_names", names)
 
 
 class ToolGuard:
@@ -137,6 +136,7 @@ class ToolGuard:
         self.max_string, self.max_depth, self.max_items = max_string, max_depth, max_items
         self.name = name
         self._counts = Counts()
+        self._declared: dict[str, frozenset[str]] = {}
 
     @property
     def counts(self) -> Mapping[str, int]:
@@ -174,6 +174,7 @@ class ToolGuard:
             max_string=self.max_string,
             max_depth=self.max_depth,
             max_items=self.max_items,
+            known=self._known(tool, name, rule),
         )
         if problem:
             return self._deny(ctx, name, "hygiene", problem)
@@ -192,6 +193,15 @@ class ToolGuard:
             return self._approve(name, rule.approval, tool_args, ctx)
         self._counts.bump("allowed")
         return None
+
+    def _known(self, tool: Any, label: str, rule: ToolRule) -> frozenset[str]:
+        """The argument names a reason may show: declared by the rule or by the tool."""
+        known = self._declared.get(label)
+        if known is None:
+            known = rule._names | _parameters(tool)
+            if len(self._declared) < 4096:  # a name per declared tool: bounded anyway
+                self._declared[label] = known
+        return known
 
     def _rewrite(
         self, ctx: Any, name: str, rewrites: Sequence[Rewrite], args: dict[str, Any]
@@ -245,6 +255,21 @@ class ToolGuard:
         return self._deny(ctx, name, code, reason)
 
 
+def _parameters(tool: Any) -> frozenset[str]:
+    """The argument names a tool declares to the model (none for a made-up tool)."""
+    try:
+        declaration = tool._get_declaration()
+    except Exception:  # a tool that cannot describe itself declares nothing we may echo
+        return frozenset()
+    if declaration is None:
+        return frozenset()
+    if declaration.parameters_json_schema is not None:
+        return field_names(declaration.parameters_json_schema)
+    if declaration.parameters is not None:
+        return field_names(declaration.parameters.model_dump(exclude_none=True))
+    return frozenset()
+
+
 def _trusted(rules: Mapping[str, ToolRule], default: ToolRule | None) -> list[StateKey[Any]]:
     """The state keys the rules read: approval roles and injected keys."""
     keys: list[StateKey[Any]] = []
@@ -255,4 +280,4 @@ def _trusted(rules: Mapping[str, ToolRule], default: ToolRule | None) -> list[St
     return keys
 
 
-__all__ = ["Approval", "ToolGuard", "ToolRule", "tool_label"]
+__all__ = ["Approval", "ToolGuard", "ToolRule"]

@@ -224,11 +224,10 @@ class Store(ABC):
         self._down_until = time.monotonic() + self._retry_after
         if not self._down:  # one warning per outage, not one per call
             logger.warning(
-                "adk_lattice: store %r failed on %s (%s: %s); treating it as a miss%s",
+                "adk_lattice: store %r failed on %s (%s); treating it as a miss%s",
                 self.name,
                 op,
-                type(exc).__name__,
-                exc,
+                type(exc).__name__,  # not the message: it may quote a key naming a user
                 f" and pausing it for {self._retry_after:g}s" if self._retry_after else "",
             )
         self._down = True
