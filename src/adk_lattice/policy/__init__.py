@@ -14,6 +14,7 @@ from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
 from .results import CapToolResult
+from .sums import SumLimit
 from .tool_guard import ToolGuard, ToolRule
 from .trim import TrimContext
 
@@ -33,6 +34,7 @@ __all__ = [
     "RedisCounter",
     "RequireState",
     "Round",
+    "SumLimit",
     "ToolGuard",
     "ToolRule",
     "TrimContext",
