@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, final
 from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
+from ._coverage import CoverageCheck
 from ._dispatch import (
     DENY_RUN,
     Dispatcher,
@@ -121,6 +122,7 @@ class Lattice(BasePlugin):
                 members.append(obj)
         frozen = {h: tuple(c) for h, c in chains.items()}
         self._members = tuple(members)
+        self._coverage = CoverageCheck()
         self._idle = not observers and not any(frozen.values())
         self._dispatch = Dispatcher(
             frozen, tuple(observers), strict=strict, max_invocations=max_invocations
@@ -165,6 +167,7 @@ class Lattice(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
+        self._coverage.check(invocation_context)
         if self._idle:
             return None
         inv = self._dispatch.invocation(invocation_context)
