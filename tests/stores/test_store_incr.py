@@ -140,3 +140,14 @@ async def test_a_non_int_amount_is_refused(store: Store) -> None:
     """A float amount is a TypeError, never silently truncated."""
     with pytest.raises(TypeError, match="amount"):
         await store.incr("k", 60, amount=1.5)  # type: ignore[arg-type]
+
+
+async def test_a_store_written_before_amounts_still_counts() -> None:
+    """A Store subclass whose _incr takes no amount keeps counting by one."""
+
+    class OldStore(MemoryStore):
+        async def _incr(self, key: str, window: float) -> int | None:  # type: ignore[override]
+            return await super()._incr(key, window)
+
+    store = OldStore()
+    assert [await store.incr("k", 60) for _ in range(2)] == [1, 2]
