@@ -10,6 +10,7 @@ from .arguments import Clamp, InjectState, Round
 from .injection import Finding, InjectionGuard
 from .limits import CallLimits
 from .protect import ProtectState
+from .provenance import Consequential, ProvenanceGuard
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
@@ -23,12 +24,14 @@ __all__ = [
     "CallLimits",
     "CapToolResult",
     "Clamp",
+    "Consequential",
     "CounterStore",
     "Finding",
     "InjectState",
     "InjectionGuard",
     "MemoryCounter",
     "ProtectState",
+    "ProvenanceGuard",
     "RateLimit",
     "RedactPII",
     "RedisCounter",

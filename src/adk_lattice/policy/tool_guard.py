@@ -42,6 +42,8 @@ class ToolRule:
         rewrites: :class:`Clamp`, :class:`Round`, :class:`InjectState`, applied in place
             before validation, so the model cannot control those values.
         approval: an :class:`Approval` threshold.
+        sensitive: ``{argument: kind}`` for :meth:`ProvenanceGuard.from_rules` (ToolGuard
+            itself ignores it): the arguments that must be grounded in trusted text.
     """
 
     agents: Collection[str] | None = None
@@ -50,6 +52,7 @@ class ToolRule:
     checks: Sequence[Check] = ()
     rewrites: Sequence[Rewrite] = ()
     approval: Approval | None = None
+    sensitive: Mapping[str, str] | None = None
     #: The argument names ``schema`` and ``model`` declare (a denial reason may name them).
     _names: frozenset[str] = field(default=frozenset(), init=False, repr=False)
     #: ``(code, check)`` pairs built once from ``schema`` and ``model``.
