@@ -31,7 +31,10 @@ async def clients(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
             store = SQLiteStore(tmp_path / "counters.sqlite3")
         else:
             server = request.getfixturevalue("redis_server")
-            store = RedisStore(server.url, namespace=namespace)
+            # Generous timeouts: these tests check atomicity, not a loaded machine's latency.
+            store = RedisStore(
+                server.url, namespace=namespace, connect_timeout=5.0, socket_timeout=5.0
+            )
         made.append(store)
         return store
 
@@ -132,8 +135,8 @@ async def test_giving_back_never_starts_a_window(store: Store) -> None:
 async def test_concurrent_amounts_sum_exactly(clients: Clients) -> None:
     """Concurrent adds from two clients of one backend lose no amount."""
     a, b = clients(), clients()
-    await asyncio.gather(*(s.incr("total", 60, amount=7) for s in [a, b] * 20))
-    assert await a.incr("total", 60, amount=0) == 7 * 40
+    got = await asyncio.gather(*(s.incr("total", 60, amount=7) for s in [a, b] * 8))
+    assert sorted(got) == [7 * i for i in range(1, 17)]  # every add saw a distinct total
 
 
 async def test_a_non_int_amount_is_refused(store: Store) -> None:
