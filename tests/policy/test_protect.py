@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.apps import App
+from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.runners import Runner
 from google.adk.sessions import BaseSessionService, DatabaseSessionService, InMemorySessionService
 from google.adk.tools.tool_context import ToolContext
@@ -295,3 +297,37 @@ def test_an_approver_needs_confirm() -> None:
     """approver= without confirm=True is a construction error with the fix."""
     with pytest.raises(ValueError, match="confirm=True"):
         Approval(("amount", 100), approver=lambda ctx, c: True)
+
+
+async def test_a_session_patch_between_runs_is_undone_at_the_next_run() -> None:
+    """A user-authored state event appended outside a run (api_server's PATCH) is undone."""
+    model = FakeModel([ScriptedResponse.text("should not run")])
+    agent = LlmAgent(name="assistant", model=model)
+    lattice = Lattice(policy=[RequireState(ACTIVE, message="inactive")])
+    app = App(name="app", root_agent=agent, plugins=[lattice])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    session = await runner.session_service.create_session(app_name="app", user_id="u1")
+    patch = Event(
+        invocation_id="p-1",
+        author="user",
+        actions=EventActions(state_delta={"user:account_active": True}),
+    )
+    await runner.session_service.append_event(session=session, event=patch)
+    run = Run([], runner, session.id, "u1")
+    blocked = await run.send(user("hi"))
+    assert blocked.texts == ["inactive"]
+    assert blocked.state.get("user:account_active") is None
+    assert model.requests == []
+
+
+async def test_an_undone_write_is_undone_once() -> None:
+    """Later runs do not append another correction for a write already undone."""
+    agent = LlmAgent(name="assistant", model=FakeModel([ScriptedResponse.text("hi")]))
+    lattice = Lattice(policy=[RequireState(ACTIVE, message="inactive")])
+    run = await _run(agent, lattice, delta={"user:account_active": True})
+    await run.send(user("again"))
+    session = await run.runner.session_service.get_session(
+        app_name="app", user_id="u1", session_id=run.session_id
+    )
+    assert session is not None
+    assert [e.author for e in session.events].count("ProtectState") == 1

@@ -23,7 +23,21 @@ logger = logging.getLogger("adk_lattice.policy")
 
 #: The reason code every refused write is reported under.
 CODE: Final = "protected_state"
+#: How many of a session's latest events ``before_run`` looks through for client writes.
+MAX_SCAN: Final = 1000
 _ABSENT: Final = object()
+
+
+def _previous(key: str, history: list[Any]) -> Any:
+    """The value the application last wrote to ``key`` in ``history`` (None: unknown).
+
+    Unknown is unset, the safe value: every policy then reads the key's default.
+    """
+    for event in reversed(history):
+        delta = event.actions.state_delta if event.actions else None
+        if delta and key in delta and event.author != "user":
+            return delta[key]
+    return None
 
 
 def _name(key: StateKey[Any] | str) -> str:
@@ -43,10 +57,12 @@ class ProtectState:
     ``RequireState`` key, an ``Approval`` role, an ``InjectState`` or ``RateLimit(per=)``
     key), when its policy list has none.
 
-    - A client's state delta (the user event of this run): each protected key it names is
-      restored to its value before the event (``None``, i.e. unset, when it had none), by a
-      content-less event the lattice appends to the session, so the session service
-      persists the application's value, not the client's.
+    - A client's state delta (the user event of this run, or a user-authored state event
+      appended since, such as ``adk api_server``'s ``PATCH`` of a session; the latest
+      ``MAX_SCAN`` events are looked at): each protected key it names is restored to its
+      value before that event (``None``, i.e. unset, when unknown), by a content-less event
+      the lattice appends to the session, so the session service persists the
+      application's value, not the client's. Each write is undone once.
     - A tool's write through ``tool_context.state``: unless ``writers`` names the tool for
       that key, the key is removed from the call's pending delta and its value before the
       call is put back.
@@ -108,11 +124,12 @@ class ProtectState:
         self._before.put(invocation_context.invocation_id, before)
 
     async def before_run(self, *, invocation_context: Any) -> None:
-        """Undo every protected key the user event(s) of this run wrote."""
+        """Undo every protected key a client's event wrote and nothing undid yet."""
         ic = invocation_context
         before = self._before.pop(ic.invocation_id) or {}
         protected = self.protected()
         events = list(ic.session.events)
+        # This run's own user event(s) are the trailing ones of its invocation.
         start = len(events)
         while (
             start > 0
@@ -120,38 +137,34 @@ class ProtectState:
             and events[start - 1].invocation_id == ic.invocation_id
         ):
             start -= 1
-        forged: list[str] = []
-        for event in events[start:]:
+        oldest: dict[str, int] = {}  # key -> index of the oldest write not undone yet
+        undone: set[str] = set()
+        for i in range(len(events) - 1, max(-1, len(events) - 1 - MAX_SCAN), -1):
+            event = events[i]
             delta = event.actions.state_delta if event.actions else {}
-            for key in [k for k in delta if k in protected]:
-                del delta[key]  # the history no longer claims the client's value
-                if key not in forged:
-                    forged.append(key)
-        if not forged:
+            if event.author == self.name:
+                undone.update(delta)
+            elif event.author == "user":
+                for key in [k for k in delta if k in protected and k not in undone]:
+                    oldest[key] = i
+                    del delta[key]  # the history no longer claims the client's value
+        if not oldest:
             return None
-        restore = {k: self._previous(k, before, events[:start]) for k in forged}
+        restore = {}
+        for key, i in oldest.items():
+            if i >= start and key in before:  # only this run wrote it: remembered before
+                value = before[key]
+                restore[key] = None if value is _ABSENT else value
+            else:  # an earlier write (adk api_server's PATCH of a session): from history
+                restore[key] = _previous(key, events[:i])
         fix = Event(
             invocation_id=ic.invocation_id,
             author=self.name,
             actions=EventActions(state_delta=restore),
         )
         await ic.session_service.append_event(session=ic.session, event=fix)
-        self._refused(ic, ic.session.state, forged, "client")
+        self._refused(ic, ic.session.state, sorted(oldest), "client")
         return None
-
-    @staticmethod
-    def _previous(key: str, before: Mapping[str, Any], history: list[Any]) -> Any:
-        """The value ``key`` had before the client's event: remembered, else from history."""
-        value = before.get(key, _ABSENT)
-        if value is not _ABSENT:
-            return value
-        if key in before:  # remembered as absent
-            return None
-        for event in reversed(history):
-            delta = event.actions.state_delta if event.actions else None
-            if delta and key in delta and event.author != "user":
-                return delta[key]
-        return None  # unknown: unset is the safe value (every policy reads its default)
 
     # -- a tool's writes -----------------------------------------------------------------------
 
