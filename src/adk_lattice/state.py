@@ -59,6 +59,7 @@ class StateKeys:
 
     def __init__(self) -> None:
         self._keys: dict[str, StateKey[Any]] = {}
+        self._protected: frozenset[str] = frozenset()
         self._lock = threading.Lock()
 
     def add(self, key: StateKey[Any]) -> None:
@@ -77,6 +78,8 @@ class StateKeys:
             # Protection is never lost: a name declared protected anywhere stays protected.
             if known is None or (key.protected and not known.protected):
                 self._keys[key.name] = key
+                if key.protected:
+                    self._protected = self._protected | {key.name}
 
     def __contains__(self, name: object) -> bool:
         return name in self._keys
@@ -93,8 +96,7 @@ class StateKeys:
 
     def protected(self) -> frozenset[str]:
         """The names of every key declared with ``protected=True``."""
-        with self._lock:
-            return frozenset(k.name for k in self._keys.values() if k.protected)
+        return self._protected  # replaced, never mutated: reading needs no lock
 
     def describe(self) -> str:
         """A markdown table of every key: name, scope, type, default, doc."""

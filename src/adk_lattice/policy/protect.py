@@ -105,6 +105,8 @@ class ProtectState:
         self._counts = Counts()
         self._before: Keyed[dict[str, Any]] = Keyed()
         self._calls: Keyed[dict[str, Any]] = Keyed()
+        #: session id -> the newest event an earlier run looked at.
+        self._seen: Keyed[str] = Keyed()
 
     @property
     def counts(self) -> Mapping[str, int]:
@@ -139,8 +141,13 @@ class ProtectState:
             start -= 1
         oldest: dict[str, int] = {}  # key -> index of the oldest write not undone yet
         undone: set[str] = set()
+        seen = self._seen.get(ic.session.id)
+        if events:
+            self._seen.put(ic.session.id, events[-1].id)
         for i in range(len(events) - 1, max(-1, len(events) - 1 - MAX_SCAN), -1):
             event = events[i]
+            if event.id == seen:
+                break  # looked at by an earlier run (and undone then if it had to be)
             delta = event.actions.state_delta if event.actions else {}
             if event.author == self.name:
                 undone.update(delta)
