@@ -274,7 +274,10 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture
 async def redis_store(redis_url: str) -> AsyncIterator[RedisCounter]:
-    store = RedisCounter.from_url(redis_url, prefix=f"t{time.monotonic_ns()}:")
+    # Generous timeouts: these tests check counting, not a loaded machine's latency.
+    store = RedisCounter.from_url(
+        redis_url, prefix=f"t{time.monotonic_ns()}:", connect_timeout=5.0, socket_timeout=5.0
+    )
     yield store
     await store.close()
 
@@ -298,9 +301,13 @@ async def test_redis_counter_is_atomic_under_concurrency(
     redis_url: str, redis_store: RedisCounter
 ) -> None:
     """200 concurrent increments from two clients (two replicas) yield every count exactly once."""
-    other = RedisCounter.from_url(redis_url, prefix=redis_store._prefix)
-    results = await asyncio.gather(*(s.incr("shared", 60) for s in [redis_store, other] * 100))
-    await other.close()
+    other = RedisCounter.from_url(
+        redis_url, prefix=redis_store._prefix, connect_timeout=5.0, socket_timeout=5.0
+    )
+    try:
+        results = await asyncio.gather(*(s.incr("shared", 60) for s in [redis_store, other] * 100))
+    finally:
+        await other.close()
     assert sorted(results) == list(range(1, 201))
 
 
