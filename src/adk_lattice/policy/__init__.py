@@ -7,7 +7,10 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 
 from .approval import Approval
 from .arguments import Clamp, InjectState, Round
-from .injection import Finding, InjectionGuard
+from .injection import InjectionGuard
+from .injection_classifier import ClassifierDetector
+from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
+from .injection_judge import JudgeDetector
 from .limits import CallLimits
 from .protect import ProtectState
 from .provenance import Consequential, ProvenanceGuard
@@ -22,13 +25,17 @@ from .trim import TrimContext
 __all__ = [
     "Approval",
     "CallLimits",
+    "CallableDetector",
     "CapToolResult",
     "Clamp",
+    "ClassifierDetector",
     "Consequential",
     "CounterStore",
+    "Detector",
     "Finding",
     "InjectState",
     "InjectionGuard",
+    "JudgeDetector",
     "MemoryCounter",
     "ProtectState",
     "ProvenanceGuard",
@@ -37,6 +44,7 @@ __all__ = [
     "RedisCounter",
     "RequireState",
     "Round",
+    "RulesDetector",
     "SumLimit",
     "ToolGuard",
     "ToolRule",
