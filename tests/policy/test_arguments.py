@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
 
-from adk_lattice.policy import Clamp
-from adk_lattice.policy.arguments import hygiene, run_check, where
+from adk_lattice.policy import Clamp, Round
+from adk_lattice.policy.arguments import hygiene, run_check, schema_check, where
 
 LIMITS = {"max_string": 5, "max_depth": 3, "max_items": 4}
 
@@ -125,3 +126,73 @@ def test_clamp_leaves_non_numbers_to_the_checks(value: Any) -> None:
     args: dict[str, Any] = {"n": value}
     Clamp("n", low=1, high=2).apply(args, {})
     assert args["n"] is value
+
+
+def _reason(schema: dict[str, Any], args: dict[str, Any]) -> str | None:
+    return schema_check({"type": "object", **schema})(args)
+
+
+@pytest.mark.parametrize(
+    ("prop", "value", "reason"),
+    [
+        ({"type": "number", "minimum": 1}, 0, "n must be >= 1"),
+        ({"type": "number", "exclusiveMinimum": 1}, 1, "n must be > 1"),
+        ({"type": "number", "maximum": 9}, 10, "n must be <= 9"),
+        ({"type": "number", "exclusiveMaximum": 9}, 9, "n must be < 9"),
+        ({"type": "string", "maxLength": 2}, "abc", "n fails maxLength 2"),
+        ({"type": "string", "minLength": 2}, "a", "n fails minLength 2"),
+        ({"type": "array", "maxItems": 1}, [1, 2], "n fails maxItems 1"),
+        ({"type": "array", "minItems": 2}, [1], "n fails minItems 2"),
+        ({"type": "string", "pattern": "^[a-z]+$"}, "A1", "n fails pattern '^[a-z]+$'"),
+        ({"enum": ["a", "b"]}, "c", "n must be one of ['a', 'b']"),
+        ({"type": "integer", "multipleOf": 5}, 7, "n fails the multipleOf rule"),
+    ],
+)
+def test_each_schema_rule_has_its_own_legible_reason(
+    prop: dict[str, Any], value: Any, reason: str
+) -> None:
+    """A schema failure names the declared field, the rule and its bound, never the value."""
+    assert _reason({"properties": {"n": prop}}, {"n": value}) == reason
+
+
+def test_a_long_enum_is_listed_up_to_twenty_values() -> None:
+    """An enum failure lists at most the first 20 allowed values."""
+    allowed = [f"v{i}" for i in range(25)]
+    out = _reason({"properties": {"n": {"enum": allowed}}}, {"n": "x"})
+    assert out == f"n must be one of {allowed[:20]}"
+
+
+def test_an_unexpected_field_is_refused_without_naming_it() -> None:
+    """additionalProperties=False refuses a field the model made up, without echoing its name."""
+    schema = {"properties": {"n": {"type": "number"}}, "additionalProperties": False}
+    assert _reason(schema, {"n": 1, "alice@example.com": 2}) == (
+        "arguments has an unexpected field"
+    )
+
+
+def test_a_missing_field_is_named_unless_its_name_is_huge() -> None:
+    """A missing required field is named; a name making the message 200+ characters is not."""
+    assert _reason({"required": ["amount"]}, {}) == "amount is a required property"
+    fits, huge = "f" * 174, "f" * 175  # the message adds 2 quotes and 23 characters
+    assert _reason({"required": [fits]}, {}) == f"{fits} is a required property"
+    assert _reason({"required": [huge]}, {}) == "missing field"
+
+
+def test_a_collection_reason_names_a_declared_field() -> None:
+    """An object with too many entries is named by its declared field."""
+    out = hygiene({"filters": dict.fromkeys("abcde", 1)}, **LIMITS, known={"filters"})
+    assert out == "filters has more than 4 entries"
+
+
+def test_a_check_without_a_name_is_called_a_check() -> None:
+    """A nameless callable (a partial) that returns False is named 'a check' in the reason."""
+    check = functools.partial(lambda limit, args: args["n"] < limit, 10)
+    assert run_check(check, {"n": 50}) == "arguments rejected by a check"
+
+
+@pytest.mark.parametrize("value", ["12.345", 7, None])
+def test_round_leaves_anything_but_a_float_alone(value: Any) -> None:
+    """Round changes only float arguments; text, ints and missing values pass unchanged."""
+    args: dict[str, Any] = {"amount": value}
+    Round("amount", 2).apply(args, {})
+    assert args["amount"] is value
