@@ -1,0 +1,120 @@
+"""What exactly goes into a response-cache key: the material, tools, scopes and checks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.models.llm_request import LlmRequest
+from google.genai import types
+
+from adk_lattice.cache import request_digest, request_material
+from adk_lattice.cache._keys import check_name, check_scope, check_store, digest, scope_digest
+from adk_lattice.testing import callback_context
+
+
+def _request(text: str = "Hi", call_id: str = "c1", tools: Any = None) -> LlmRequest:
+    call = types.FunctionCall(name="lookup", args={"q": text}, id=call_id)
+    contents = [
+        types.Content(role="user", parts=[types.Part(text=text)]),
+        types.Content(role="model", parts=[types.Part(function_call=call)]),
+    ]
+    config = types.GenerateContentConfig(
+        temperature=0.5, system_instruction="Be brief.", tools=tools, labels={"team": "a"}
+    )
+    return LlmRequest(model="fake-model", contents=contents, config=config)
+
+
+def test_the_material_is_plain_json_without_volatile_fields() -> None:
+    """The key material holds the contents without call ids and the settings without
+    transport, billing, instruction or tool fields (those have their own entries)."""
+    material = request_material(_request())
+    assert material == {
+        "model": "fake-model",
+        "system_instruction": "Be brief.",
+        "tools": [],
+        "settings": {"temperature": 0.5},
+        "previous_interaction_id": None,
+        "contents": [
+            {"role": "user", "parts": [{"text": "Hi"}]},
+            {
+                "role": "model",
+                "parts": [{"function_call": {"name": "lookup", "args": {"q": "Hi"}}}],
+            },
+        ],
+    }
+
+
+def lookup(q: str) -> str:
+    """Look something up."""
+    return q
+
+
+def search(q: str) -> str:
+    """Search."""
+    return q
+
+
+def test_a_plain_function_tool_is_keyed_by_its_qualified_name() -> None:
+    """A Python function given as a tool is keyed by its name: another function, another key."""
+    material = request_material(_request(tools=[lookup]))
+    assert material["tools"] == [{"callable": "lookup"}]
+    assert request_digest(_request(tools=[lookup])) == request_digest(_request(tools=[lookup]))
+    assert request_digest(_request(tools=[lookup])) != request_digest(_request(tools=[search]))
+
+
+def test_a_declared_tool_is_keyed_by_its_declaration_as_json() -> None:
+    """A genai Tool is keyed by its declaration, dumped as JSON without empty fields."""
+    decl = types.FunctionDeclaration(name="lookup", description="Look up.")
+    material = request_material(_request(tools=[types.Tool(function_declarations=[decl])]))
+    assert material["tools"] == [
+        {"function_declarations": [{"name": "lookup", "description": "Look up."}]}
+    ]
+
+
+def test_call_ids_do_not_change_the_key_of_text_utf8_cannot_encode() -> None:
+    """Contents holding a lone surrogate are keyed without their call ids, like any other."""
+    first, second = _request("a\ud800b", call_id="c1"), _request("a\ud800b", call_id="c2")
+    assert request_digest(first) == request_digest(second)
+
+
+def test_a_digest_is_a_prefix_of_the_sha256() -> None:
+    """digest() is the first `size` hex digits of the SHA-256, 64 by default."""
+    full = "a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3"
+    assert digest(b"123") == full
+    assert digest(b"123", 32) == full[:32]
+
+
+@pytest.mark.parametrize("scope", ["user", "session", "app", "global"])
+def test_each_named_scope_has_its_own_digest(scope: str) -> None:
+    """The four named scopes give four different digests for one context."""
+    ctx = callback_context()
+    others = {s for s in ("user", "session", "app", "global") if s != scope}
+    assert scope_digest(scope, ctx) not in {scope_digest(s, ctx) for s in others}  # type: ignore[arg-type]
+
+
+def test_a_scope_callable_may_return_a_string_or_strings() -> None:
+    """A callable scope's string and the same string in a list are one scope; None skips."""
+    ctx = callback_context()
+    assert scope_digest(lambda c: "t1", ctx) == scope_digest(lambda c: ["t1"], ctx)
+    assert scope_digest(lambda c: "t1", ctx) != scope_digest(lambda c: "t2", ctx)
+    assert scope_digest(lambda c: None, ctx) is None
+    with pytest.raises(TypeError, match="a scope callable must return a string, strings or None"):
+        scope_digest(lambda c: ["t1", 2], ctx)  # type: ignore[list-item]
+
+
+def test_bad_scopes_stores_and_names_are_refused_with_the_fix() -> None:
+    """Each setting error names what is expected."""
+    with pytest.raises(
+        ValueError, match=r"scope must be one of \('user', 'session', 'app', 'global'\)"
+    ):
+        check_scope("tenant")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^scope must be a name or a callable, got int$"):
+        check_scope(3)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"got str$"):
+        check_store("redis://")
+    for bad in ("", "a:b", 7):
+        with pytest.raises(ValueError, match="a cache name is a non-empty string without ':'"):
+            check_name(bad)  # type: ignore[arg-type]
+    assert check_name("answers") == "answers"
+    assert check_scope("app") == "app"
