@@ -118,3 +118,36 @@ def test_bad_scopes_stores_and_names_are_refused_with_the_fix() -> None:
             check_name(bad)  # type: ignore[arg-type]
     assert check_name("answers") == "answers"
     assert check_scope("app") == "app"
+
+
+#: Keys recorded for fixed requests: a store written by an earlier release must be read with
+#: the same meaning. A change to the key material changes these; bump KEY_VERSION with it.
+GOLDEN_SCOPES = {
+    "user": "fe20b872085cbd99f7acf46d226d0dc1",
+    "session": "80b61f9f44e95fc5226ac343965508c1",
+    "app": "54e14f852e9634eb481399286ad9698d",
+    "global": "a8d13bfa12806deaf76cc6a84da9766e",
+}
+
+
+def test_scope_digests_are_stable_across_releases() -> None:
+    """Each named scope and a callable scope keep the digest earlier releases stored under."""
+    ctx = callback_context(session_id="s1")
+    assert {s: scope_digest(s, ctx) for s in GOLDEN_SCOPES} == GOLDEN_SCOPES  # type: ignore[misc]
+    assert scope_digest(lambda c: ["t1", "eu"], ctx) == "b9bfb006eeedce0cb7aed8f3f65722dc"
+    assert scope_digest(lambda c: "t1", ctx) == "4264a347896174b2674a7e9673496642"
+
+
+def test_request_digests_are_stable_across_releases() -> None:
+    """A request, one with tools and one with text UTF-8 cannot encode keep their digests."""
+    decl = types.FunctionDeclaration(name="lookup", description="Look up.")
+    tools = [lookup, types.Tool(function_declarations=[decl])]
+    assert request_digest(_request()) == (
+        "652440014fbffab66376a5cd8d065fe0e9e0221e95d161c06769dfc4d79343ac"
+    )
+    assert request_digest(_request(tools=tools)) == (
+        "2176b8c4f27c1b14e2a220b15da26aaba3e3343624ad5c7ca8f8ba6307334ec5"
+    )
+    assert request_digest(_request("a\ud800b")) == (
+        "1f869a4291127eb3ce6275eb78976db66701092bc35313b80eeb795956d59dde"
+    )
