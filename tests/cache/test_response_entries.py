@@ -1,0 +1,106 @@
+"""ResponseCache entries: what is stored, how a hit is marked, counted and noted."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+
+from adk_lattice.cache import MemoryStore, ResponseCache
+from adk_lattice.telemetry import notes_of
+from adk_lattice.testing import ScriptedResponse
+from tests.cache.rig import RecordingStore, Rig, SlowModel, text_of
+
+S = ScriptedResponse
+
+
+async def test_an_entry_holds_the_replayable_fields_as_json() -> None:
+    """An entry is versioned JSON with the time it was stored and the answer, without usage."""
+    store = RecordingStore()
+    rig = Rig([S.text("Paris.", input_tokens=5, output_tokens=2)], cache=[ResponseCache(store)])
+    before = time.time()
+    await rig.ask("Capital of France?")
+    (raw,) = store.written
+    entry = json.loads(raw)
+    assert sorted(entry) == ["response", "stored_at", "v"]
+    assert entry["v"] == 1
+    assert before <= entry["stored_at"] <= time.time()
+    assert entry["response"] == {
+        "content": {"role": "model", "parts": [{"text": "Paris."}]},
+        "finish_reason": "STOP",
+    }
+    await rig.close()
+
+
+async def _aged_hit(age: float) -> dict[str, object]:
+    store = MemoryStore()
+    rig = Rig([S.text("Paris.")], cache=[ResponseCache(store)])
+    await rig.ask("Capital of France?")
+    [key] = list(store._entries)
+    entry = json.loads(await store.get(key) or b"")
+    entry["stored_at"] = time.time() - age
+    await store.set(key, json.dumps(entry).encode())
+    events = await rig.ask("Capital of France?")
+    await rig.close()
+    marker: dict[str, object] = events[-1].custom_metadata["adk_lattice"]["cache"]  # type: ignore[index]
+    return marker
+
+
+async def test_a_hit_says_how_old_the_answer_is() -> None:
+    """The hit marker's age is the seconds since the entry was stored, to the millisecond."""
+    marker = await _aged_hit(5.0)
+    assert 5.0 <= marker["age"] < 6.0  # type: ignore[operator]
+    assert marker["age"] == round(marker["age"], 3)  # type: ignore[arg-type]
+    assert marker["coalesced"] is False
+
+
+async def test_an_entry_from_the_future_is_zero_seconds_old() -> None:
+    """A clock that moved back never makes a negative age."""
+    marker = await _aged_hit(-30.0)
+    assert marker["age"] == 0.0
+
+
+async def test_hits_and_corrupt_entries_are_counted_and_noted() -> None:
+    """Each hit counts once; each corrupt entry counts once and is noted cache_error corrupt."""
+    store = MemoryStore()
+    cache = ResponseCache(store, name="answers")
+    rig = Rig([S.text("one"), S.text("two"), S.text("three")], cache=[cache])
+    await rig.ask("Hi")
+    await rig.ask("Hi")
+    await rig.ask("Hi")
+    assert cache.stats["hits"] == 2
+    [key] = list(store._entries)
+    for _ in range(2):
+        await store.set(key, b"{not json")
+        rig.recorder.outcomes.clear()
+        await rig.ask("Hi")
+    assert cache.stats["corrupt"] == 2
+    notes = [(n.handler, n.decision, n.reason) for o in rig.recorder.outcomes for n in notes_of(o)]
+    assert ("answers", "cache_error", "corrupt") in notes
+    await rig.close()
+
+
+async def test_a_coalesced_hit_is_marked_as_such() -> None:
+    """A request served by another request's model call carries coalesced=True."""
+    cache = ResponseCache(MemoryStore(), scope="app", coalesce=True)
+    rig = Rig([], cache=[cache], model=SlowModel(script=[S.text("once")]))
+    answers = await asyncio.gather(rig.ask("Hi", user="a"), rig.ask("Hi", user="b"))
+    markers = [
+        e.custom_metadata["adk_lattice"]["cache"]["coalesced"]
+        for events in answers
+        for e in events
+        if e.custom_metadata and "adk_lattice" in e.custom_metadata
+    ]
+    assert markers == [True]
+    await rig.close()
+
+
+async def test_a_waiter_calls_the_model_itself_after_the_coalesce_timeout() -> None:
+    """A request stops waiting for a slow identical call after coalesce_timeout seconds."""
+    cache = ResponseCache(MemoryStore(), scope="app", coalesce=True, coalesce_timeout=0.05)
+    model = SlowModel(script=[S.text("first"), S.text("second")], delay=0.5)
+    rig = Rig([], cache=[cache], model=model)
+    answers = await asyncio.gather(rig.ask("Hi", user="a"), rig.ask("Hi", user="b"))
+    assert sorted(text_of(a) for a in answers) == ["first", "second"]
+    assert (model.calls, cache.stats["coalesced"]) == (2, 0)
+    await rig.close()
