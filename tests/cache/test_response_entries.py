@@ -5,10 +5,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
+import pytest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from adk_lattice import Outcome
 from adk_lattice.cache import MemoryStore, ResponseCache
 from adk_lattice.telemetry import notes_of
-from adk_lattice.testing import ScriptedResponse
+from adk_lattice.testing import ScriptedResponse, callback_context, llm_request
 from tests.cache.rig import RecordingStore, Rig, SlowModel, text_of
 
 S = ScriptedResponse
@@ -104,3 +110,39 @@ async def test_a_waiter_calls_the_model_itself_after_the_coalesce_timeout() -> N
     assert sorted(text_of(a) for a in answers) == ["first", "second"]
     assert (model.calls, cache.stats["coalesced"]) == (2, 0)
     await rig.close()
+
+
+def _answer(**fields: Any) -> LlmResponse:
+    content = types.Content(role="model", parts=[types.Part(text="Paris.")])
+    return LlmResponse(**{"content": content, "finish_reason": types.FinishReason.STOP, **fields})
+
+
+@pytest.mark.parametrize(
+    ("hook", "response", "outcome_fields", "reason"),
+    [
+        ("on_model_error", _answer(), {}, "error"),
+        ("after_model", _answer(), {"error": ConnectionError("down")}, "error"),
+        ("after_model", _answer(), {"synthesized": True}, "synthesized"),
+        ("after_model", _answer(), {"denied": True}, "denied"),
+        ("after_model", _answer(), {"acted_tier": "policy"}, "denied"),
+        ("after_model", None, {}, "empty"),
+        ("after_model", _answer(partial=True), {}, "partial"),
+        ("after_model", _answer(error_code="SAFETY"), {}, "error"),
+        ("after_model", _answer(custom_metadata={"adk_lattice": {}}), {}, "marked"),
+        ("after_model", _answer(finish_reason=types.FinishReason.MAX_TOKENS), {}, "finish_reason"),
+        ("after_model", _answer(interrupted=True), {}, "interrupted"),
+        ("after_model", _answer(content=types.Content(role="model", parts=[])), {}, "empty"),
+    ],
+)
+async def test_each_unstorable_answer_is_counted_under_its_reason(
+    hook: str, response: LlmResponse | None, outcome_fields: dict[str, Any], reason: str
+) -> None:
+    """An answer that must not be stored is counted as not_stored.<reason> and not stored."""
+    store = MemoryStore()
+    cache = ResponseCache(store)
+    ctx, request = callback_context(), llm_request("Hi")
+    await cache.before_model(callback_context=ctx, llm_request=request)
+    args = {"callback_context": ctx, "llm_response": response}
+    await cache.observe(Outcome(hook, args, **outcome_fields))  # type: ignore[arg-type]
+    assert cache.stats[f"not_stored.{reason}"] == 1
+    assert store.stats["sets"] == 0
