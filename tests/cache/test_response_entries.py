@@ -146,3 +146,53 @@ async def test_each_unstorable_answer_is_counted_under_its_reason(
     await cache.observe(Outcome(hook, args, **outcome_fields))  # type: ignore[arg-type]
     assert cache.stats[f"not_stored.{reason}"] == 1
     assert store.stats["sets"] == 0
+
+
+def _noted(ctx: Any) -> list[tuple[str, str, str | None]]:
+    outcome = Outcome("before_model", {"callback_context": ctx})
+    return [(n.handler, n.decision, n.reason) for n in notes_of(outcome)]
+
+
+async def test_skipped_lookups_are_counted_and_noted_with_their_reason() -> None:
+    """An unscoped request, an unkeyable one and a no_cache bypass each count and note why."""
+    unscoped = ResponseCache(MemoryStore(), name="answers", scope=lambda c: None)
+    ctx = callback_context()
+    await unscoped.before_model(callback_context=ctx, llm_request=llm_request("Hi"))
+    assert (unscoped.stats["unscoped"], _noted(ctx)) == (1, [("answers", "cache_skip", "unscoped")])
+
+    cache = ResponseCache(MemoryStore(), name="answers")
+    call = types.Part(function_call=types.FunctionCall(name="f", args={"a": {"\ud800": 1}}))
+    ctx = callback_context()
+    bad = llm_request(contents=[types.Content(role="model", parts=[call])])
+    await cache.before_model(callback_context=ctx, llm_request=bad)
+    assert (cache.stats["unkeyed"], _noted(ctx)) == (1, [("answers", "cache_skip", "unkeyed")])
+
+    for _ in range(2):
+        ctx = callback_context()
+        ctx.state["temp:adk_lattice.no_cache"] = True
+        await cache.before_model(callback_context=ctx, llm_request=llm_request("Hi"))
+    assert cache.stats["bypassed"] == 2
+    assert _noted(ctx) == [("answers", "cache_skip", "no_cache")]
+
+
+async def test_misses_are_counted_once_each() -> None:
+    """Each lookup that finds nothing counts one miss."""
+    cache = ResponseCache(MemoryStore())
+    for text in ("Hi", "Hello"):
+        await cache.before_model(callback_context=callback_context(), llm_request=llm_request(text))
+    assert cache.stats["misses"] == 2
+
+
+async def test_a_call_that_never_ended_releases_its_waiters() -> None:
+    """A model call that never reached after_model frees the requests waiting on it."""
+    cache = ResponseCache(MemoryStore(), scope="app", coalesce=True)
+    leader = callback_context()
+    await cache.before_model(callback_context=leader, llm_request=llm_request("Hi"))
+    waiter = asyncio.create_task(
+        cache.before_model(callback_context=callback_context(), llm_request=llm_request("Hi"))
+    )
+    await asyncio.sleep(0)
+    # The same agent's next model call finds the first call's key still in its slot.
+    await cache.before_model(callback_context=leader, llm_request=llm_request("Next"))
+    assert await asyncio.wait_for(waiter, 5) is None
+    assert cache.stats["coalesced"] == 0
