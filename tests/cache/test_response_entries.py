@@ -196,3 +196,40 @@ async def test_a_call_that_never_ended_releases_its_waiters() -> None:
     await cache.before_model(callback_context=leader, llm_request=llm_request("Next"))
     assert await asyncio.wait_for(waiter, 5) is None
     assert cache.stats["coalesced"] == 0
+
+
+class RefusingStore(MemoryStore):
+    """A store that keeps nothing (every set fails)."""
+
+    async def _set(self, key: str, value: bytes, ttl: float | None) -> bool:
+        return False
+
+
+async def test_stores_and_no_store_requests_are_counted_and_noted() -> None:
+    """Each stored answer counts once; each no_store request counts and notes no_store."""
+    cache = ResponseCache(MemoryStore(), name="answers")
+    rig = Rig([S.text("one"), S.text("two"), S.text("three"), S.text("four")], cache=[cache])
+    await rig.ask("Hi")
+    await rig.ask("Hello")
+    assert cache.stats["stores"] == 2
+    for text in ("Bye", "Ciao"):
+        ctx = callback_context()
+        ctx.state["temp:adk_lattice.no_store"] = True
+        await cache.before_model(callback_context=ctx, llm_request=llm_request(text))
+    assert cache.stats["not_stored.no_store"] == 2
+    assert _noted(ctx) == [("answers", "cache_skip", "no_store")]
+    await rig.close()
+
+
+async def test_an_answer_the_store_did_not_keep_is_counted_and_never_served() -> None:
+    """A failed store is counted and noted; requests waiting on it call the model themselves."""
+    cache = ResponseCache(RefusingStore(), name="answers", scope="app", coalesce=True)
+    model = SlowModel(script=[S.text("first"), S.text("second"), S.text("third")])
+    rig = Rig([], cache=[cache], model=model)
+    answers = await asyncio.gather(*(rig.ask("Hi", user=u) for u in ("a", "b", "c")))
+    assert sorted(text_of(a) for a in answers) == ["first", "second", "third"]
+    assert cache.stats["not_stored.store_failed"] == 3
+    assert (cache.stats["coalesced"], cache.stats["corrupt"]) == (0, 0)
+    notes = [(n.handler, n.decision, n.reason) for o in rig.recorder.outcomes for n in notes_of(o)]
+    assert notes.count(("answers", "cache_error", "store_failed")) == 3
+    await rig.close()
