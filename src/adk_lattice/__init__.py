@@ -7,6 +7,7 @@ audit, cache store) that see the final outcome of every hook.
 """
 
 from ._chain import ReturnGuardError
+from ._config import ConfigError
 from ._handlers import FunctionHandler, configure, on
 from ._hooks import HOOKS, HookName, OnError, Tier
 from ._outcome import Outcome, Step
@@ -16,6 +17,7 @@ from ._records import CallRecord, InvocationRecord, current_call
 __all__ = [
     "HOOKS",
     "CallRecord",
+    "ConfigError",
     "FunctionHandler",
     "HookName",
     "InvocationRecord",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING, Any, final
 from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
+from ._config import config_from_env, read_config, read_config_name
 from ._dispatch import (
     DENY_RUN,
     Dispatcher,
@@ -75,10 +77,16 @@ class Lattice(BasePlugin):
             limit. Sync handlers cannot be interrupted.
         max_invocations: how many invocations may be tracked at once before the oldest is
             closed as abandoned (memory stays flat when runs never end cleanly).
+        config: a TOML file describing the tiers and options (see :meth:`from_config`);
+            not together with tiers given in code. When neither is given and the
+            environment variable ``ADK_LATTICE_CONFIG`` names a file, that file is read
+            (this is how ``adk web --extra_plugins adk_lattice.Lattice`` gets a policy).
 
     Raises:
         TypeError: when a handler has no hook method, or is a bare function (use ``on``).
-        ValueError: on a bad handler option.
+        ValueError: on a bad handler option, or ``config`` together with tiers.
+        ConfigError: when the config file is missing or has problems (a ``ValueError``
+            listing every one, with file, table and key).
     """
 
     def __init__(
@@ -92,8 +100,30 @@ class Lattice(BasePlugin):
         strict: bool = False,
         timeout: float | None = None,
         max_invocations: int = 4096,
+        config: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__(name)
+        in_code = bool(policy or cache or handlers) or telemetry is not None
+        if config is not None and in_code:
+            raise ValueError(
+                "pass either config= or tiers in code (policy=, cache=, ...), not both"
+            )
+        loaded = read_config(config) if config is not None else None
+        if loaded is None and not in_code:
+            loaded = config_from_env()
+        self._owned: tuple[Any, ...] = ()
+        if loaded is not None:
+            options = loaded.lattice_kwargs()
+            policy, cache = options.pop("policy", ()), options.pop("cache", ())
+            handlers, telemetry = options.pop("handlers", ()), options.pop("telemetry", None)
+            strict = options.get("strict", strict)
+            timeout = options.get("timeout", timeout)
+            max_invocations = options.get("max_invocations", max_invocations)
+            self._owned = tuple(loaded.stores.values())
+            if loaded.tracing is not None:
+                from .telemetry import enable_tracing
+
+                enable_tracing(**loaded.tracing)
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
         tiers["telemetry"] = _default_telemetry() if telemetry is None else telemetry
         chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
@@ -118,6 +148,36 @@ class Lattice(BasePlugin):
         )
 
     # -- public ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Lattice:
+        """Build a lattice from a TOML file: tiers, handlers, shared stores, state keys.
+
+        ::
+
+            [stores.shared]
+            type = "redis"
+            url_env = "REDIS_URL"        # the URL (and its password) stays in the environment
+
+            [[policy]]
+            use = "adk_lattice.policy:RateLimit"
+            args = { limit = 100, window_seconds = 3600, store = "@stores.shared" }
+            mode = "shadow"
+
+        Args:
+            path: the TOML file (format: ``docs/config.md``).
+            name: the plugin name (default: ``[lattice] name`` in the file, else
+                ``adk_lattice``).
+
+        Returns:
+            The lattice. Stores the file declares are closed by its ``close()``.
+
+        Raises:
+            ConfigError: listing every problem, each with file, table and key.
+        """
+        if name is None:
+            name = str(read_config_name(path) or "adk_lattice")
+        return cls(name, config=path)
 
     @property
     def stats(self) -> Mapping[tuple[str, str, str], int]:
@@ -218,6 +278,8 @@ class Lattice(BasePlugin):
                         await result
                 except Exception:
                     logger.exception("adk_lattice: closing handler %r failed", obj)
+        for store in self._owned:
+            await store.close()  # a store's close logs its own failures
 
     # -- agent hooks -----------------------------------------------------------------------------
 
