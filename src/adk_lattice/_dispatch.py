@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ._chain import run_chain
+from ._chain import FailCode, run_chain
 from ._handlers import Bound
 from ._hooks import HookName
 from ._outcome import Outcome, Step, SynthReason
@@ -42,7 +42,7 @@ class Decision(NamedTuple):
     hook: HookName
     value: Any
     bound: Bound | None
-    failed: bool
+    failed: FailCode | None  # why the lattice denied for a failing handler, else None
 
     @property
     def acted_by(self) -> str | None:
@@ -237,7 +237,7 @@ class Dispatcher:
                     function_call_id=call.function_call_id if call is not None else None,
                     tool=call.tool if call is not None else None,
                     partial=partial,
-                    reason="handler_error" if failed else None,
+                    reason=failed,
                     denied=decision.denied,
                     error=error,
                     invocation=inv,

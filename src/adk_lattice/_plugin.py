@@ -71,7 +71,8 @@ class Lattice(BasePlugin):
         telemetry: observers (objects with ``observe(outcome)``). ``None`` (the default)
             installs the default observers; ``()`` installs none.
         strict: raise :class:`~adk_lattice.ReturnGuardError` when a handler returns a value
-            of the wrong type or a suspicious empty one (for tests), instead of ignoring it.
+            of the wrong type or a suspicious empty one (for tests). Without it such a value
+            is a failure of its handler: a policy denies, the others are skipped.
         timeout: seconds any async handler or observer may take when it sets no ``timeout``
             of its own; past it the handler counts as failed (a policy denies). ``None``: no
             limit. Sync handlers cannot be interrupted.
