@@ -8,11 +8,12 @@ audit, cache store) that see the final outcome of every hook.
 
 from ._chain import ReturnGuardError
 from ._config import ConfigError
-from ._handlers import FunctionHandler, configure, on
+from ._handlers import FunctionHandler, Mode, configure, on
 from ._hooks import HOOKS, HookName, OnError, Tier
 from ._outcome import Outcome, Step
 from ._plugin import Lattice
 from ._records import CallRecord, InvocationRecord, current_call
+from ._shadow import ShadowRun
 
 __all__ = [
     "HOOKS",
@@ -22,9 +23,11 @@ __all__ = [
     "HookName",
     "InvocationRecord",
     "Lattice",
+    "Mode",
     "OnError",
     "Outcome",
     "ReturnGuardError",
+    "ShadowRun",
     "Step",
     "Tier",
     "configure",

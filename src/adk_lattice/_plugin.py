@@ -23,7 +23,7 @@ from ._dispatch import (
     remove_open,
     why,
 )
-from ._handlers import Bound, bind
+from ._handlers import Bound, Mode, bind
 from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
 from ._records import CallRecord
 
@@ -128,6 +128,7 @@ class Lattice(BasePlugin):
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
         tiers["telemetry"] = _default_telemetry() if telemetry is None else telemetry
         chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
+        shadows: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
         observers: list[Bound] = []
         members: list[Any] = []
         for tier in (*DECIDER_TIERS, "telemetry"):
@@ -137,15 +138,20 @@ class Lattice(BasePlugin):
             for obj in entries:
                 hooks, observer = bind(obj, tier, timeout)
                 for hook, bound in hooks.items():
-                    chains[hook].append(bound)
+                    (shadows if bound.shadow else chains)[hook].append(bound)
                 if observer is not None:
                     observers.append(observer)
                 members.append(obj)
         frozen = {h: tuple(c) for h, c in chains.items()}
+        shadow = {h: tuple(c) for h, c in shadows.items() if c}
         self._members = tuple(members)
-        self._idle = not observers and not any(frozen.values())
+        self._idle = not observers and not any(frozen.values()) and not shadow
         self._dispatch = Dispatcher(
-            frozen, tuple(observers), strict=strict, max_invocations=max_invocations
+            frozen,
+            tuple(observers),
+            strict=strict,
+            max_invocations=max_invocations,
+            shadows=shadow,
         )
 
     # -- public ------------------------------------------------------------------------------
@@ -194,8 +200,16 @@ class Lattice(BasePlugin):
         """How many invocations are tracked right now (0 once every run has ended)."""
         return len(self._dispatch.records)
 
-    def chain(self, hook: HookName) -> tuple[str, ...]:
-        """The names of the deciders on a hook, in the order they run."""
+    def chain(self, hook: HookName, mode: Mode = "enforce") -> tuple[str, ...]:
+        """The names of the deciders on a hook, in the order they run.
+
+        Args:
+            hook: the hook name.
+            mode: ``enforce`` (the deciders) or ``shadow`` (the shadow handlers, which run
+                on copies before them).
+        """
+        if mode == "shadow":
+            return tuple(b.name for b in self._dispatch.shadows.get(hook, ()))
         return tuple(b.name for b in self._dispatch.chains[hook])
 
     # -- run hooks -------------------------------------------------------------------------------

@@ -270,3 +270,15 @@ def test_config_check_without_a_file_is_a_usage_error() -> None:
     with pytest.raises(SystemExit) as raised:
         main(["config", "check"])
     assert raised.value.code == 2
+
+
+def test_a_handler_can_be_put_in_shadow_mode_from_the_file(tmp_path: Path) -> None:
+    """``mode = "shadow"`` in an entry makes it a shadow handler, not a decider."""
+    path = write(
+        tmp_path,
+        '[[policy]]\nuse = "adk_lattice.policy:CallLimits"\nmode = "shadow"\n'
+        '[[policy]]\nuse = "adk_lattice.policy:InjectionGuard"\n',
+    )
+    lattice = Lattice.from_config(path)
+    assert lattice.chain("before_model") == ("InjectionGuard",)
+    assert lattice.chain("before_model", "shadow") == ("CallLimits",)
