@@ -21,7 +21,7 @@ from ._dispatch import (
     remove_open,
     why,
 )
-from ._handlers import Bound, bind
+from ._handlers import Bound, bind, handler_name
 from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
 from ._records import CallRecord
 
@@ -49,6 +49,21 @@ def _default_telemetry() -> tuple[Any, ...]:
     from .telemetry import AuditLog, Telemetry
 
     return (Telemetry(), AuditLog())
+
+
+def _claim_name(names: dict[str, Tier], name: str, tier: Tier) -> None:
+    """Refuse a second handler under a name already taken in this lattice.
+
+    Telemetry, stats, audit records and keys derived from a handler's name (rate-limit
+    counters) tell handlers apart by name alone.
+    """
+    first = names.get(name)
+    if first is not None:
+        raise TypeError(
+            f"two handlers are named {name!r} (in {first}= and {tier}=): give each its own "
+            f"name, e.g. name=... where the class takes it, or configure(handler, name=...)"
+        )
+    names[name] = tier
 
 
 @final
@@ -100,12 +115,14 @@ class Lattice(BasePlugin):
         chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
         observers: list[Bound] = []
         members: list[Any] = []
+        names: dict[str, Tier] = {}
         for tier in (*DECIDER_TIERS, "telemetry"):
             entries = tiers[tier]
             if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
                 raise TypeError(f"{tier}= takes a list of handlers, got {type(entries).__name__}")
             for obj in entries:
                 hooks, observer = bind(obj, tier, timeout)
+                _claim_name(names, handler_name(obj), tier)
                 for hook, bound in hooks.items():
                     chains[hook].append(bound)
                 if observer is not None:
