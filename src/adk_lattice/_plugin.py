@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
-import logging
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
 
@@ -14,18 +12,13 @@ from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
 from ._config import config_from_env, read_config, read_config_name
-from ._dispatch import (
-    DENY_RUN,
-    Dispatcher,
-    agent_of,
-    pop_call,
-    push_open,
-    remove_open,
-    why,
-)
-from ._handlers import Bound, Mode, bind
-from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
+from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
+from ._handlers import Mode
+from ._hooks import HookName, Tier
 from ._records import CallRecord
+from ._shadow import split_shadow
+from ._stack import StackCheck
+from ._tiers import build_tiers, close_members, default_telemetry
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -37,20 +30,6 @@ if TYPE_CHECKING:
     from google.adk.tools.base_tool import BaseTool
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
-
-logger = logging.getLogger("adk_lattice")
-
-
-def _default_telemetry() -> tuple[Any, ...]:
-    """The observers ``Lattice(name=...)`` gets when ``telemetry`` is not given.
-
-    Spans and metrics through the global OpenTelemetry providers (no-ops until an SDK
-    provider is set), and one audit record per invocation to the ``adk_lattice.audit``
-    logger. Imported here so that importing the core does not import the telemetry tier.
-    """
-    from .telemetry import AuditLog, Telemetry
-
-    return (Telemetry(), AuditLog())
 
 
 @final
@@ -78,13 +57,20 @@ class Lattice(BasePlugin):
             limit. Sync handlers cannot be interrupted.
         max_invocations: how many invocations may be tracked at once before the oldest is
             closed as abandoned (memory stays flat when runs never end cleanly).
+        stack: run even when another ``Lattice`` was registered before this one on the same
+            runner. By default the later one warns once, naming both, and stands down there,
+            so each hook is decided and audited once (``adk web --extra_plugins
+            adk_lattice.Lattice`` on an app that already has a Lattice).
         config: a TOML file describing the tiers and options (see :meth:`from_config`);
             not together with tiers given in code. When neither is given and the
             environment variable ``ADK_LATTICE_CONFIG`` names a file, that file is read
             (this is how ``adk web --extra_plugins adk_lattice.Lattice`` gets a policy).
 
     Raises:
-        TypeError: when a handler has no hook method, or is a bare function (use ``on``).
+        TypeError: on a registration mistake, with the fix in the message: a class instead
+            of an instance, a bare function (use ``on``), a hook method whose signature
+            cannot take ADK's keyword arguments, no hook method and no ``observe``, two
+            handlers with one name (see docs/core.md).
         ValueError: on a bad handler option, or ``config`` together with tiers.
         ConfigError: when the config file is missing or has problems (a ``ValueError``
             listing every one, with file, table and key).
@@ -102,8 +88,10 @@ class Lattice(BasePlugin):
         timeout: float | None = None,
         max_invocations: int = 4096,
         config: str | os.PathLike[str] | None = None,
+        stack: bool = False,
     ) -> None:
         super().__init__(name)
+        self._stack = StackCheck(self, stack=stack)
         in_code = bool(policy or cache or handlers) or telemetry is not None
         if config is not None and in_code:
             raise ValueError(
@@ -126,32 +114,13 @@ class Lattice(BasePlugin):
 
                 enable_tracing(**loaded.tracing)
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
-        tiers["telemetry"] = _default_telemetry() if telemetry is None else telemetry
-        chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
-        shadows: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
-        observers: list[Bound] = []
-        members: list[Any] = []
-        for tier in (*DECIDER_TIERS, "telemetry"):
-            entries = tiers[tier]
-            if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
-                raise TypeError(f"{tier}= takes a list of handlers, got {type(entries).__name__}")
-            for obj in entries:
-                hooks, observer = bind(obj, tier, timeout)
-                for hook, bound in hooks.items():
-                    (shadows if bound.shadow else chains)[hook].append(bound)
-                if observer is not None:
-                    observers.append(observer)
-                members.append(obj)
-        frozen = {h: tuple(c) for h, c in chains.items()}
-        shadow = {h: tuple(c) for h, c in shadows.items() if c}
-        self._members = tuple(members)
-        self._idle = not observers and not any(frozen.values()) and not shadow
+        tiers["telemetry"] = default_telemetry() if telemetry is None else telemetry
+        chains, observers, members = build_tiers(tiers, timeout)
+        chains, shadows = split_shadow(chains)
+        self._members = members
+        self._idle = not observers and not any(chains.values()) and not shadows
         self._dispatch = Dispatcher(
-            frozen,
-            tuple(observers),
-            strict=strict,
-            max_invocations=max_invocations,
-            shadows=shadow,
+            chains, observers, strict=strict, max_invocations=max_invocations, shadows=shadows
         )
 
     # -- public ------------------------------------------------------------------------------
@@ -217,7 +186,7 @@ class Lattice(BasePlugin):
     async def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context, "user_message": user_message}
@@ -231,7 +200,7 @@ class Lattice(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context}
@@ -246,7 +215,7 @@ class Lattice(BasePlugin):
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        if self._idle:
+        if self._idle or self._stack.off(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         transfer = event.actions.transfer_to_agent if event.actions else None
@@ -259,7 +228,11 @@ class Lattice(BasePlugin):
         return decided.value  # type: ignore[no-any-return]
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        if self._idle or self._dispatch.records.abandoned(invocation_context.invocation_id):
+        if (
+            self._idle
+            or self._stack.off(invocation_context)
+            or self._dispatch.records.abandoned(invocation_context.invocation_id)
+        ):
             return  # an abandoned run's end was reported when it was closed: only once
         inv = self._dispatch.invocation(invocation_context)
         await self._dispatch.close_open(inv, None)
@@ -270,7 +243,7 @@ class Lattice(BasePlugin):
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
-        if self._idle:
+        if self._idle or self._stack.off(invocation_context):
             return
         inv = self._dispatch.invocation(invocation_context)
         inv.error = error
@@ -284,15 +257,7 @@ class Lattice(BasePlugin):
         """Close every invocation still open (as abandoned), then each handler's ``close``."""
         for inv in list(self._dispatch.records):
             await self._dispatch.finish(inv, "abandoned", None)
-        for obj in self._members:
-            closer = getattr(obj, "close", None)
-            if callable(closer):
-                try:
-                    result = closer()
-                    if inspect.isawaitable(result):
-                        await result
-                except Exception:
-                    logger.exception("adk_lattice: closing handler %r failed", obj)
+        await close_members(self._members)
         for store in self._owned:
             await store.close()  # a store's close logs its own failures
 
@@ -301,7 +266,7 @@ class Lattice(BasePlugin):
     async def before_agent_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
@@ -318,7 +283,7 @@ class Lattice(BasePlugin):
     async def after_agent_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
@@ -329,7 +294,7 @@ class Lattice(BasePlugin):
     async def on_agent_error_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext, error: Exception
     ) -> None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context, "error": error}
@@ -343,7 +308,7 @@ class Lattice(BasePlugin):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -362,7 +327,7 @@ class Lattice(BasePlugin):
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -378,7 +343,7 @@ class Lattice(BasePlugin):
     async def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -397,7 +362,7 @@ class Lattice(BasePlugin):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = CallRecord(
@@ -420,16 +385,12 @@ class Lattice(BasePlugin):
         tool_context: ToolContext,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=True)
-        kwargs = {
-            "tool": tool,
-            "tool_args": tool_args,
-            "tool_context": tool_context,
-            "result": result,
-        }
+        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
+        kwargs["result"] = result
         decided = await self._dispatch.decide("after_tool", kwargs, inv, call=call)
         return decided.value  # type: ignore[no-any-return]
 
@@ -441,16 +402,12 @@ class Lattice(BasePlugin):
         tool_context: ToolContext,
         error: Exception,
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=False)
-        kwargs = {
-            "tool": tool,
-            "tool_args": tool_args,
-            "tool_context": tool_context,
-            "error": error,
-        }
+        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
+        kwargs["error"] = error
         value = (
             await self._dispatch.decide("on_tool_error", kwargs, inv, call=call, error=error)
         ).value

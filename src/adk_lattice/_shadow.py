@@ -68,6 +68,15 @@ class ShadowRun(NamedTuple):
     on_error: str
 
 
+def split_shadow(
+    chains: dict[HookName, tuple[Bound, ...]],
+) -> tuple[dict[HookName, tuple[Bound, ...]], dict[HookName, tuple[Bound, ...]]]:
+    """Split bound chains into the deciders and the shadow handlers (only hooks with any)."""
+    deciders = {h: tuple(b for b in c if not b.shadow) for h, c in chains.items()}
+    shadows = {h: s for h, c in chains.items() if (s := tuple(b for b in c if b.shadow))}
+    return deciders, shadows
+
+
 def _copy_value(value: Any) -> Any:
     """A deep copy; the live tools an ``LlmRequest`` holds are shared, not copied."""
     tools = getattr(value, "tools_dict", None)
