@@ -6,6 +6,7 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 """
 
 from .arguments import Clamp, InjectState, Round
+from .budget import Budget, Price, TokenBudget
 from .injection import Finding, InjectionGuard
 from .limits import CallLimits
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
@@ -17,6 +18,7 @@ from .trim import TrimContext
 
 __all__ = [
     "Approval",
+    "Budget",
     "CallLimits",
     "CapToolResult",
     "Clamp",
@@ -25,11 +27,13 @@ __all__ = [
     "InjectState",
     "InjectionGuard",
     "MemoryCounter",
+    "Price",
     "RateLimit",
     "RedactPII",
     "RedisCounter",
     "RequireState",
     "Round",
+    "TokenBudget",
     "ToolGuard",
     "ToolRule",
     "TrimContext",

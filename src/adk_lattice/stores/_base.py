@@ -119,30 +119,40 @@ class Store(ABC):
             self._stats["sets"] += 1
         return stored
 
-    async def incr(self, key: str, window: float) -> int | None:
-        """Add one to the fixed-window counter ``key``, atomically.
+    async def incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        """Add ``amount`` (default one) to the fixed-window counter ``key``, atomically.
 
         The first increment of a key starts its window: the counter expires ``window``
-        seconds later, and the next increment after that starts again at 1.
+        seconds later, and the next increment after that starts again from zero. A sum
+        limit (tokens, money in micro-units) adds what was spent; ``amount=0`` reads the
+        counter's current value (starting its window if it had none).
 
         Args:
             key: the counter's name (a key space apart from the entries of ``get``/``set``).
             window: the window's length in seconds.
+            amount: a non-negative integer to add.
 
         Returns:
             The count after this increment, or None when the backend failed (logged once
             per outage and counted, like ``get`` and ``set``).
 
         Raises:
-            ValueError: on an empty key or a non-positive ``window``.
+            ValueError: on an empty key, a non-positive ``window`` or a negative ``amount``.
         """
         _check_key(key)
         if isinstance(window, bool) or not isinstance(window, int | float) or not window > 0:
             raise ValueError(f"window must be a positive number of seconds, got {window!r}")
+        if isinstance(amount, bool) or not isinstance(amount, int) or amount < 0:
+            raise ValueError(f"amount must be a non-negative integer, got {amount!r}")
         if self._skip():
             return None
         try:
-            count = await self._incr(key, float(window))
+            # A store written before ``amount`` existed implements ``_incr(key, window)``.
+            count = await (
+                self._incr(key, float(window))
+                if amount == 1
+                else self._incr(key, float(window), amount)
+            )
         except Exception as exc:
             self._failed("incr", exc)
             return None
@@ -199,8 +209,8 @@ class Store(ABC):
     async def _set(self, key: str, value: bytes, ttl: float | None) -> bool: ...
 
     @abstractmethod
-    async def _incr(self, key: str, window: float) -> int | None:
-        """Increment atomically; None when the store refuses (e.g. its counters are full)."""
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        """Add ``amount`` atomically; None when the store refuses (e.g. counters are full)."""
 
     @abstractmethod
     async def _delete(self, key: str) -> None: ...

@@ -118,7 +118,7 @@ class MemoryStore(Store):
             self._stats["evictions"] = self._entries.evicted
         return True
 
-    async def _incr(self, key: str, window: float) -> int | None:
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         with self._lock:
             now = time.monotonic()
             count, expires = self._counters.get(key, (0, 0.0))
@@ -137,8 +137,8 @@ class MemoryStore(Store):
                     return None
                 count, expires = 0, now + window
                 self._counters_full = False
-            self._counters[key] = (count + 1, expires)
-            return count + 1
+            self._counters[key] = (count + amount, expires)
+            return count + amount
 
     def _purge_counters(self, now: float) -> bool:
         """Drop expired counters; True when there is room for one more."""

@@ -16,11 +16,11 @@ if TYPE_CHECKING:
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
-# INCR and the first PEXPIRE in one server-side step: atomic across replicas, and a key can
-# never be left without an expiry by a client that dies between the two commands.
+# INCRBY and the window's PEXPIRE in one server-side step: atomic across replicas, and a
+# key can never be left without an expiry by a client that dies between the two commands.
 _INCR_EXPIRE = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local n = redis.call('INCRBY', KEYS[1], ARGV[2])
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
@@ -117,9 +117,10 @@ class RedisStore(Store):
         await self._client.set(self._k(key), value, px=px)
         return True
 
-    async def _incr(self, key: str, window: float) -> int | None:
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         ms = max(1, int(window * 1000))
-        return int(await self._incr_script(keys=[f"{self.namespace}#{key}"], args=[ms]))
+        keys = [f"{self.namespace}#{key}"]
+        return int(await self._incr_script(keys=keys, args=[ms, amount]))
 
     async def _delete(self, key: str) -> None:
         await self._client.delete(self._k(key))

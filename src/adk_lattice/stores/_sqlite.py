@@ -49,9 +49,9 @@ CREATE INDEX IF NOT EXISTS counters_expires ON counters (expires_at);
 
 # One statement: a live counter goes up by one, an expired or absent one starts a new window.
 _INCR = """
-INSERT INTO counters (key, n, expires_at) VALUES (:key, 1, :expires)
+INSERT INTO counters (key, n, expires_at) VALUES (:key, :amount, :expires)
 ON CONFLICT (key) DO UPDATE SET
-    n = CASE WHEN counters.expires_at <= :now THEN 1 ELSE counters.n + 1 END,
+    n = CASE WHEN counters.expires_at <= :now THEN :amount ELSE counters.n + :amount END,
     expires_at = CASE WHEN counters.expires_at <= :now THEN :expires ELSE counters.expires_at END
 RETURNING n
 """
@@ -199,13 +199,13 @@ class SQLiteStore(Store):
                 raise
         return True
 
-    async def _incr(self, key: str, window: float) -> int | None:
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         now = time.time()
         async with self._use() as db:
             # IMMEDIATE takes the write lock first, so processes on one file count in turn.
             await db.execute("BEGIN IMMEDIATE")
             try:
-                params = {"key": key, "now": now, "expires": now + window}
+                params = {"key": key, "now": now, "expires": now + window, "amount": amount}
                 async with db.execute(_INCR, params) as cur:
                     row: Any = await cur.fetchone()
                 # Expired counters of other keys go here; the index keeps this a short range.
