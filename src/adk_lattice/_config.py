@@ -32,6 +32,7 @@ _LATTICE_KEYS: Final = {
 _TRACING_KEYS: Final = {
     "exporter": "one of 'console', 'otlp', 'otlp_http', 'otlp_grpc', 'none'",
     "service_name": "a string",
+    "logs": "true, false or an exporter name (audit records as OpenTelemetry logs)",
 }
 
 
@@ -144,6 +145,8 @@ def _fits(key: str, value: Any, table: str) -> bool:
     if table == "tracing":
         if key == "exporter":
             return value in ("console", "otlp", "otlp_http", "otlp_grpc", "none")
+        if key == "logs":
+            return isinstance(value, bool) or value in ("console", "otlp", "otlp_http", "otlp_grpc")
         return isinstance(value, str) and bool(value)
     if key == "name":
         return isinstance(value, str) and bool(value)

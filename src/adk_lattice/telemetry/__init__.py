@@ -15,6 +15,7 @@ from ._decisions import Decision, decisions_of
 from ._names import DECISIONS, DecisionName
 from ._notes import Note, note, notes_of
 from ._observer import Telemetry
+from ._otel_logs import OTelLogSink
 from ._sinks import JsonlSink, LoggingSink, Sink
 from ._tree import render_span_tree
 
@@ -29,6 +30,7 @@ __all__ = [
     "JsonlSink",
     "LoggingSink",
     "Note",
+    "OTelLogSink",
     "Sink",
     "Telemetry",
     "TracingHandle",

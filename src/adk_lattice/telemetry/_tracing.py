@@ -47,8 +47,10 @@ class TracingHandle:
         span_exporter: the exporter this call added (None for ``"none"``).
         metric_reader: the metric reader this call installed, or None when the meter
             provider was already set (metrics then go wherever that provider sends them).
-        owns_tracer_provider, owns_meter_provider: whether this call created (and
-            :meth:`shutdown` shuts down) the provider.
+        logger_provider: the global logger provider when ``logs`` was asked for, else None.
+        log_exporter: the log record exporter this call added, or None.
+        owns_tracer_provider, owns_meter_provider, owns_logger_provider: whether this call
+            created (and :meth:`shutdown` shuts down) the provider.
     """
 
     tracer_provider: Any
@@ -57,6 +59,9 @@ class TracingHandle:
     metric_reader: MetricReader | None = None
     owns_tracer_provider: bool = False
     owns_meter_provider: bool = False
+    logger_provider: Any = None
+    log_exporter: Any = None
+    owns_logger_provider: bool = False
     _processor: SpanProcessor | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
@@ -67,6 +72,8 @@ class TracingHandle:
             ok = self._processor.force_flush(timeout_millis) and ok
         if self.owns_meter_provider:
             ok = bool(self.meter_provider.force_flush(timeout_millis)) and ok
+        if self.logger_provider is not None and self.log_exporter is not None:
+            ok = bool(self.logger_provider.force_flush(timeout_millis)) and ok
         return ok
 
     def shutdown(self) -> None:
@@ -84,6 +91,8 @@ class TracingHandle:
             self._processor.shutdown()
         if self.owns_meter_provider:
             self.meter_provider.shutdown()
+        if self.owns_logger_provider:
+            self.logger_provider.shutdown()
 
 
 def enable_tracing(
@@ -94,6 +103,7 @@ def enable_tracing(
     replace: bool = False,
     adk_content: bool = False,
     metric_interval_s: float = 60.0,
+    logs: Any = False,
 ) -> TracingHandle:
     """Turn on global OpenTelemetry tracing and metrics for the whole app.
 
@@ -121,6 +131,11 @@ def enable_tracing(
         replace: install new global providers even when some are already set.
         adk_content: let ADK keep putting raw content on its spans.
         metric_interval_s: how often periodic metric readers export.
+        logs: also export OpenTelemetry log records (the audit records of
+            :class:`~adk_lattice.telemetry.OTelLogSink`): ``True`` for the same kind as the
+            span exporter, a name as above, or an SDK ``LogRecordExporter``. A global
+            logger provider the app already set gets this exporter added; otherwise one is
+            installed. Default: no log export.
 
     Returns:
         A :class:`TracingHandle` with ``force_flush()`` and ``shutdown()``.
@@ -143,6 +158,10 @@ def enable_tracing(
     _install_tracer(handle, resource, processor, replace)
     reader = _metric_reader(metrics_exporter, kind, metric_interval_s)
     _install_meter(handle, resource, reader, replace)
+    if logs is not False and logs is not None:
+        from ._log_export import install_logs
+
+        install_logs(handle, resource, kind if logs is True else logs, replace)
     return handle
 
 
