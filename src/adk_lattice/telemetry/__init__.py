@@ -20,6 +20,7 @@ from ._sinks import JsonlSink, LoggingSink, Sink
 from ._tree import render_span_tree
 
 if TYPE_CHECKING:
+    from ._console import SpanTreeExporter
     from ._tracing import TracingHandle, enable_tracing
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "Note",
     "OTelLogSink",
     "Sink",
+    "SpanTreeExporter",
     "Telemetry",
     "TracingHandle",
     "decisions_of",
@@ -48,4 +50,8 @@ def __getattr__(name: str) -> Any:
         from . import _tracing
 
         return getattr(_tracing, name)
+    if name == "SpanTreeExporter":
+        from ._console import SpanTreeExporter
+
+        return SpanTreeExporter
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

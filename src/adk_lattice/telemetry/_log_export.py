@@ -17,7 +17,7 @@ from opentelemetry.sdk.resources import Resource
 
 
 def _exporter(kind: str) -> LogRecordExporter | None:
-    if kind == "console":
+    if kind in ("console", "console_json"):
         return ConsoleLogRecordExporter()
     if kind in ("memory", "custom"):
         return InMemoryLogRecordExporter()  # type: ignore[no-untyped-call]

@@ -31,7 +31,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 logger = logging.getLogger("adk_lattice")
 
-ExporterName = Literal["console", "otlp", "otlp_http", "otlp_grpc", "memory", "none"]
+ExporterName = Literal[
+    "console", "console_json", "otlp", "otlp_http", "otlp_grpc", "memory", "none"
+]
 #: ADK's legacy span format puts raw requests and tool arguments on spans unless this says no.
 ADK_CONTENT_ENV: Final = "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS"
 _OTLP_ENV: Final = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -123,10 +125,14 @@ def enable_tracing(
     to ``false``, so no raw content reaches the exporter whichever format ADK emits.
 
     Args:
-        exporter: a ``SpanExporter``, or ``"console"``, ``"otlp"`` (protocol from the
-            environment), ``"otlp_http"``, ``"otlp_grpc"``, ``"memory"`` (tests) or ``"none"``.
+        exporter: a ``SpanExporter``, or ``"console"`` (each run printed as a span tree with
+            the lattice's decisions, when its root span ends), ``"console_json"`` (every
+            span as OpenTelemetry's raw JSON), ``"otlp"`` (protocol from the environment),
+            ``"otlp_http"``, ``"otlp_grpc"``, ``"memory"`` (tests) or ``"none"``.
         metrics_exporter: a ``MetricExporter``, a ``MetricReader``, or a name as above;
-            default: the same kind as the span exporter (``"memory"`` for a custom one).
+            default: the same kind as the span exporter (``"memory"`` for a custom one;
+            none for ``"console"``, whose metric JSON would bury the trees; ask for it with
+            ``metrics_exporter="console"``).
         service_name: ``service.name`` of the resource (default: from ``OTEL_SERVICE_NAME``).
         replace: install new global providers even when some are already set.
         adk_content: let ADK keep putting raw content on its spans.
@@ -176,10 +182,10 @@ def _resolve(exporter: SpanExporter | str | None) -> str:
             "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "")
         )
         name = "otlp_grpc" if protocol.strip().lower() == "grpc" else "otlp_http"
-    if name not in ("console", "otlp_http", "otlp_grpc", "memory", "none"):
+    if name not in ("console", "console_json", "otlp_http", "otlp_grpc", "memory", "none"):
         raise ValueError(
             f"unknown exporter {exporter!r}: use a SpanExporter or one of "
-            "'console', 'otlp', 'otlp_http', 'otlp_grpc', 'memory', 'none'"
+            "'console', 'console_json', 'otlp', 'otlp_http', 'otlp_grpc', 'memory', 'none'"
         )
     return name
 
@@ -191,6 +197,10 @@ def _resource(service_name: str | None) -> Resource:
 
 def _span_exporter(kind: str) -> SpanExporter | None:
     if kind == "console":
+        from ._console import SpanTreeExporter
+
+        return SpanTreeExporter()
+    if kind == "console_json":
         return ConsoleSpanExporter()
     if kind == "memory":
         return InMemorySpanExporter()
@@ -214,13 +224,15 @@ def _metric_reader(
         return spec
     if isinstance(spec, MetricExporter):
         return PeriodicExportingMetricReader(spec, export_interval_millis=interval_s * 1000)
+    if spec is None and span_kind == "console":
+        return None  # a readable console: the span tree, not periodic metric JSON
     kind = _resolve(spec) if spec is not None else span_kind
     exporter: MetricExporter
     if kind in ("memory", "custom"):
         return InMemoryMetricReader()
     if kind == "none":
         return None
-    if kind == "console":
+    if kind in ("console", "console_json"):
         exporter = ConsoleMetricExporter()
     elif kind == "otlp_http":
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
