@@ -9,6 +9,7 @@ from .arguments import Clamp, InjectState, Round
 from .budget import Budget, Price, TokenBudget
 from .injection import Finding, InjectionGuard
 from .limits import CallLimits
+from .provenance import Consequential, ProvenanceGuard
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
@@ -22,12 +23,14 @@ __all__ = [
     "CallLimits",
     "CapToolResult",
     "Clamp",
+    "Consequential",
     "CounterStore",
     "Finding",
     "InjectState",
     "InjectionGuard",
     "MemoryCounter",
     "Price",
+    "ProvenanceGuard",
     "RateLimit",
     "RedactPII",
     "RedisCounter",
