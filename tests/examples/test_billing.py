@@ -39,10 +39,10 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[dict[s
 def test_demo_writes_one_audit_line_per_invocation(
     demo_run: tuple[str, list[dict[str, object]]],
 ) -> None:
-    """Five turns give five audit lines, one per invocation."""
+    """Eight turns give eight audit lines, one per invocation."""
     _, lines = demo_run
-    assert len(lines) == 5
-    assert len({line["invocation_id"] for line in lines}) == 5
+    assert len(lines) == 8
+    assert len({line["invocation_id"] for line in lines}) == 8
 
 
 def test_demo_denies_the_large_refund_for_a_non_manager(
@@ -52,7 +52,7 @@ def test_demo_denies_the_large_refund_for_a_non_manager(
     output, lines = demo_run
     assert "before_tool  ToolGuard:rewrite, ToolGuard:deny  (approval_required)" in output
     assert "needs approval" in output
-    assert [(t["name"], t["decision"]) for t in lines[1]["tool_calls"]] == [  # type: ignore[union-attr,index]
+    assert [(t["name"], t["decision"]) for t in lines[4]["tool_calls"]] == [  # type: ignore[union-attr,index]
         ("transfer_to_agent", "allow"),
         ("issue_refund", "deny"),
     ]
@@ -82,8 +82,8 @@ def test_demo_blocks_the_inactive_account_before_the_model(
     """The inactive account's invocation enters one agent and calls no tool."""
     output, lines = demo_run
     assert "before_agent  RequireState:block" in output
-    assert lines[3]["outcome"] == "blocked"
-    assert lines[3]["tool_calls"] == []
+    assert lines[6]["outcome"] == "blocked"
+    assert lines[6]["tool_calls"] == []
 
 
 def test_demo_shows_the_transfer_closing_the_coordinator(
@@ -101,6 +101,54 @@ def test_demo_stops_the_injected_refund_by_provenance(
     output, lines = demo_run
     assert "ProvenanceGuard:deny" in output
     assert "(ungrounded_argument:charge_id,amount)" in output
-    refund = lines[4]["tool_calls"][-1]  # type: ignore[index]
+    refund = lines[7]["tool_calls"][-1]  # type: ignore[index]
     assert (refund["name"], refund["decision"]) == ("issue_refund", "deny")
     assert refund["untrusted_sources"] == ["read_ticket"]
+
+
+def test_demo_redacts_the_card_and_email_in_the_reply(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The card number and email the model repeats reach the user redacted."""
+    output, lines = demo_run
+    assert "You paid with card [REDACTED:CARD]; receipts go to [REDACTED:EMAIL]." in output
+    assert "4111 1111 1111 1111" not in output.split("=== Audit")[0].split("reply ->", 2)[2]
+    assert lines[1]["policy_actions"][0]["decision"] == "redact"  # type: ignore[index]
+
+
+def test_demo_stops_the_injection_before_the_model(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The injection attempt is refused in before_model; the model is never called."""
+    output, lines = demo_run
+    assert "before_model  InjectionGuard:deny  (instruction_override)" in output
+    assert lines[2]["outcome"] == "blocked"
+
+
+def test_demo_answers_the_repeated_question_from_the_cache(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The repeated question's two model answers both come from the response cache."""
+    output, lines = demo_run
+    turn = output.split("=== Turn 4")[1].split("=== Turn 5")[0]
+    assert turn.count("[served by response_cache, model not called]") == 1
+    assert turn.count("response_cache:cache_hit") == 2
+    assert "coordinator model: not called" in turn
+    assert lines[3]["model_calls"] == {  # type: ignore[comparison-overlap]
+        "count": 2,
+        "cache_hits": 2,
+        "input_tokens": 0,
+        "output_tokens": 0,
+    }
+
+
+def test_demo_leaves_nothing_in_the_temp_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without --audit the demo's audit file lives in a temporary directory it removes."""
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert asyncio.run(_load().main([])) == 0
+    assert list(tmp_path.iterdir()) == []
+    assert "pass --audit PATH to keep the file" in out.getvalue()
