@@ -164,6 +164,11 @@ class Lattice(BasePlugin):
         ):
             return  # an abandoned run's end was reported when it was closed: only once
         inv = self._dispatch.invocation(invocation_context)
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            # google-adk < 2.11 runs after_run while cancelling the run (later: no run hook)
+            await self._dispatch.finish(inv, "cancelled", None)
+            return
         await self._dispatch.close_open(inv, None)
         kwargs = {"invocation_context": invocation_context}
         await self._dispatch.decide("after_run", kwargs, inv, agent=agent_of(invocation_context))
