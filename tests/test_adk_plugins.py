@@ -8,6 +8,7 @@ import pytest
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.artifacts import InMemoryArtifactService
+from google.adk.plugins import DebugLoggingPlugin, ToolCallIntegrityPlugin
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.plugins.context_filter_plugin import ContextFilterPlugin
 from google.adk.plugins.global_instruction_plugin import GlobalInstructionPlugin
@@ -18,7 +19,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, on
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.support import Recorder, run_app
 
@@ -201,3 +202,35 @@ async def test_the_lattice_closes_its_plugins() -> None:
     turn = await run_app(_tool_agent(), Lattice(handlers=[approver]))
     await turn.runner.close()
     assert approver.closed == 1
+
+
+async def test_debug_logging_plugin_writes_its_trace(tmp_path: Any) -> None:
+    """DebugLoggingPlugin in telemetry= writes its per-invocation YAML file."""
+    out = tmp_path / "debug.yaml"
+    plugin = DebugLoggingPlugin(output_path=str(out), include_session_state=False)
+    await run_app(_tool_agent(), Lattice(telemetry=[plugin]))
+    text = out.read_text()
+    assert "lookup_charge" in text
+    assert ran == ["c1"]
+
+
+async def test_tool_call_integrity_plugin_lets_a_stamped_call_run() -> None:
+    """ToolCallIntegrityPlugin in policy= stamps the model's call and lets it run."""
+    integrity = ToolCallIntegrityPlugin(b"k" * 32)
+    turn = await run_app(_tool_agent(), Lattice(policy=[integrity]))
+    assert ran == ["c1"]
+    assert turn.texts[-1] == "Done."
+
+
+async def test_tool_call_integrity_refusal_is_a_denial_in_the_policy_tier() -> None:
+    """Arguments changed after stamping fail its check: in policy= the tool is denied."""
+
+    @on("before_tool", name="retarget")
+    def retarget(*, tool: Any, tool_args: dict[str, Any], tool_context: Any) -> None:
+        tool_args["charge_id"] = "c2"  # an in-place rewrite ahead of the integrity check
+
+    integrity = ToolCallIntegrityPlugin(b"k" * 32)
+    turn = await run_app(_tool_agent(), Lattice(policy=[retarget, integrity]))
+    assert ran == []
+    (response,) = _tool_responses(turn)
+    assert (response["code"], response["policy"]) == ("handler_error", "tool_call_integrity")

@@ -203,3 +203,33 @@ def test_an_observer_cannot_be_put_in_shadow_mode() -> None:
     """Telemetry observers only watch: shadow mode on one is refused with the fix."""
     with pytest.raises(ValueError, match="observers only watch"):
         Lattice(telemetry=[configure(AuditLog(), mode="shadow")])
+
+
+async def test_a_context_that_cannot_be_isolated_keeps_the_shadow_handler_off_it() -> None:
+    """Where its writes could not be redirected, a shadow handler is not run: counted instead."""
+    from collections import Counter
+
+    from adk_lattice._handlers import bind
+    from adk_lattice._shadow import run_shadow
+
+    ran: list[str] = []
+
+    @on("before_tool", mode="shadow")
+    def touch(*, tool: Any, tool_args: Any, tool_context: Any) -> None:
+        ran.append("ran")
+
+    hooks, _ = bind(touch, "policy")
+    stats: Counter[tuple[str, str, str]] = Counter()
+    kwargs = {"tool": None, "tool_args": {}, "tool_context": object()}
+    (run,) = await run_shadow(
+        (hooks["before_tool"],),
+        "before_tool",
+        kwargs,
+        agent=None,
+        tool=None,
+        partial=False,
+        stats=stats,
+    )
+    assert ran == []
+    assert run.step.status == "error"
+    assert stats[("error", "before_tool", "touch")] == 1

@@ -12,7 +12,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 
 from adk_lattice import Lattice, on
-from adk_lattice.testing import FakeModel, ScriptedResponse
+from adk_lattice.testing import FakeModel, ScriptedResponse, function_tool, tool_context
 from tests.support import Recorder, run_app
 
 ran: list[str] = []
@@ -76,3 +76,14 @@ async def test_one_lattice_alone_never_stands_down(recorder: Recorder) -> None:
     await run_app(_agent(), Lattice(telemetry=[recorder]))
     assert recorder.of("after_run")
     assert ran == ["c1"]
+
+
+async def test_a_lattice_called_outside_its_runner_still_decides() -> None:
+    """Called with a context whose runner does not list it (a unit test), a Lattice decides."""
+    lattice = Lattice(policy=[_deny], telemetry=())
+    out = await lattice.before_tool_callback(
+        tool=function_tool(lookup_charge),
+        tool_args={"charge_id": "c1"},
+        tool_context=tool_context(),
+    )
+    assert out == {"status": "denied", "code": "x"}

@@ -322,10 +322,14 @@ class Dispatcher:
     async def close_open(self, inv: InvocationRecord, reason: SynthReason | None) -> None:
         """Synthesize the ends ADK skipped, innermost first: tool calls, models, agents."""
         close: SynthReason = reason or "abandoned"
+        # A tool call still open when its run fails was interrupted by the failure: its task
+        # was cancelled (ADK 2.13 reports that with on_tool_error(CancelledError), which
+        # closes the call earlier; older releases report nothing).
+        interrupted: SynthReason = "cancelled" if close == "error" else close
         while inv.open_calls:
             _, call = inv.open_calls.popitem()
             args = {"tool": None, "tool_args": None, "tool_context": None, "result": None}
-            await self.synthesize("after_tool", args, inv, call.agent, close, call=call)
+            await self.synthesize("after_tool", args, inv, call.agent, interrupted, call=call)
         while inv.open_models:
             agent, opened = inv.open_models.pop()
             args = {"callback_context": opened["callback_context"], "llm_response": None}

@@ -186,7 +186,7 @@ class Lattice(BasePlugin):
     async def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
     ) -> types.Content | None:
-        if self._idle or self._stack.off(invocation_context):
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context, "user_message": user_message}
@@ -200,7 +200,7 @@ class Lattice(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
-        if self._idle or self._stack.off(invocation_context):
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context}
@@ -215,7 +215,7 @@ class Lattice(BasePlugin):
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        if self._idle or self._stack.off(invocation_context):
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         transfer = event.actions.transfer_to_agent if event.actions else None
@@ -228,13 +228,15 @@ class Lattice(BasePlugin):
         return decided.value  # type: ignore[no-any-return]
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        if (
-            self._idle
-            or self._stack.off(invocation_context)
-            or self._dispatch.records.abandoned(invocation_context.invocation_id)
-        ):
+        if self._idle or self._stack.off_run(invocation_context):
+            return
+        if self._dispatch.records.abandoned(invocation_context.invocation_id):
             return  # an abandoned run's end was reported when it was closed: only once
         inv = self._dispatch.invocation(invocation_context)
+        if (task := asyncio.current_task()) is not None and task.cancelling():
+            # google-adk < 2.11 runs after_run while cancelling the run (later: no run hook)
+            await self._dispatch.finish(inv, "cancelled", None)
+            return
         await self._dispatch.close_open(inv, None)
         kwargs = {"invocation_context": invocation_context}
         await self._dispatch.decide("after_run", kwargs, inv, agent=agent_of(invocation_context))
@@ -243,7 +245,7 @@ class Lattice(BasePlugin):
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
-        if self._idle or self._stack.off(invocation_context):
+        if self._idle or self._stack.off_run(invocation_context):
             return
         inv = self._dispatch.invocation(invocation_context)
         inv.error = error

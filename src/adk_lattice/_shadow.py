@@ -109,7 +109,9 @@ def _copy_context(ctx: Any) -> Any:
     if session is not None and hasattr(ctx, "model_copy"):  # an InvocationContext
         twin_session = session.model_copy(update={"state": dict(session.state)})
         return ctx.model_copy(update={"session": twin_session})
-    return copy.copy(ctx)
+    # A context whose writes cannot be redirected must not reach a shadow handler: the
+    # handler is then not run on this hook (counted as an error), never run on live state.
+    raise TypeError(f"cannot isolate a {type(ctx).__name__} for a shadow handler")
 
 
 def isolate(hook: HookName, kwargs: dict[str, Any]) -> dict[str, Any]:

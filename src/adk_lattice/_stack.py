@@ -12,7 +12,6 @@ before it on the same plugin manager warns once, naming both, and stands down th
 from __future__ import annotations
 
 import logging
-import weakref
 from typing import Any
 
 logger = logging.getLogger("adk_lattice")
@@ -20,10 +19,10 @@ logger = logging.getLogger("adk_lattice")
 
 def plugin_manager(ctx: Any) -> Any:
     """The plugin manager of the runner a hook's context belongs to, or None."""
-    manager = getattr(ctx, "plugin_manager", None)
-    if manager is None:  # a CallbackContext / ToolContext carries the invocation context
-        manager = getattr(getattr(ctx, "_invocation_context", None), "plugin_manager", None)
-    return manager
+    try:  # a CallbackContext / ToolContext carries the invocation context
+        return ctx._invocation_context.plugin_manager
+    except AttributeError:
+        return getattr(ctx, "plugin_manager", None)
 
 
 class StackCheck:
@@ -39,18 +38,26 @@ class StackCheck:
     def __init__(self, owner: Any, *, stack: bool) -> None:
         self._owner = owner
         self._stack = stack
-        self._seen: weakref.ReferenceType[Any] | None = None
+        self._seen: Any = None  # the plugin manager decided last (one, so a strong reference)
         self._off = False
         self._warned = False
 
     def off(self, ctx: Any) -> bool:
-        """True when the owner should do nothing on the runner ``ctx`` belongs to."""
+        """True when the owner should do nothing on the runner a callback or tool context
+        belongs to."""
         if self._stack:
             return False
-        manager = plugin_manager(ctx)
-        if manager is None:
+        return self.decide(plugin_manager(ctx))
+
+    def off_run(self, invocation_context: Any) -> bool:
+        """:meth:`off` for the run hooks, which get the invocation context itself."""
+        if self._stack:
             return False
-        if self._seen is not None and self._seen() is manager:
+        return self.decide(getattr(invocation_context, "plugin_manager", None))
+
+    def decide(self, manager: Any) -> bool:
+        """True when another lattice is registered before the owner on ``manager``."""
+        if manager is self._seen:
             return self._off
         first = self._first_lattice(manager)
         off = first is not None and first is not self._owner
@@ -64,11 +71,7 @@ class StackCheck:
                 self._owner.name,
                 self._owner.name,
             )
-        try:
-            self._seen = weakref.ref(manager)
-        except TypeError:  # not weak-referenceable: decide again next time
-            self._seen = None
-        self._off = off
+        self._seen, self._off = manager, off
         return off
 
     def _first_lattice(self, manager: Any) -> Any:
