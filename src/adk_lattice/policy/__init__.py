@@ -7,7 +7,10 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 
 from .arguments import Clamp, InjectState, Round
 from .budget import Budget, Price, TokenBudget
-from .injection import Finding, InjectionGuard
+from .injection import InjectionGuard
+from .injection_classifier import ClassifierDetector
+from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
+from .injection_judge import JudgeDetector
 from .limits import CallLimits
 from .provenance import Consequential, ProvenanceGuard
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
@@ -21,13 +24,17 @@ __all__ = [
     "Approval",
     "Budget",
     "CallLimits",
+    "CallableDetector",
     "CapToolResult",
     "Clamp",
+    "ClassifierDetector",
     "Consequential",
     "CounterStore",
+    "Detector",
     "Finding",
     "InjectState",
     "InjectionGuard",
+    "JudgeDetector",
     "MemoryCounter",
     "Price",
     "ProvenanceGuard",
@@ -36,6 +43,7 @@ __all__ = [
     "RedisCounter",
     "RequireState",
     "Round",
+    "RulesDetector",
     "TokenBudget",
     "ToolGuard",
     "ToolRule",
