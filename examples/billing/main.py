@@ -2,10 +2,10 @@
 
 Run it with ``make demo`` (or ``python examples/billing/main.py``). Each turn shows one
 capability of the lattice acting (a cap, a redaction, an injection stopped, a cache hit, a
-denial, an approval, a blocked account, a provenance check), in one format: a tree of the
-hooks that fired for each agent, who acted, what the model saw, and the reply; each
-invocation writes one audit line (to a temporary file removed at the end, unless
-``--audit PATH``). ``--model gemini-2.5-flash`` runs the same app live when
+denial, a rewrite, a person's approval, a blocked account, a provenance check), in one
+format: a tree of the hooks that fired for each agent, who acted, what the model saw, and
+the reply; each invocation writes one audit line (to a temporary file removed at the end,
+unless ``--audit PATH``). ``--model gemini-2.5-flash`` runs the same app live when
 ``GOOGLE_API_KEY`` is set.
 """
 
@@ -77,6 +77,11 @@ def read_ticket(ticket_id: str) -> dict[str, Any]:
     return {"ticket_id": ticket_id, "subject": "Question about my invoice", "note": note}
 
 
+def close_account(reason: str) -> dict[str, Any]:
+    """Close the customer's billing account; the reason is kept for the records."""
+    return {"status": "closed"}
+
+
 def issue_refund(charge_id: str, amount: float) -> dict[str, Any]:
     """Refund an amount of a charge to the customer's original payment method."""
     return {"status": "refunded", "charge_id": charge_id, "amount": amount}
@@ -102,6 +107,12 @@ REFUND_RULE = ToolRule(
 )
 
 
+#: Closing an account always waits for a person, through ADK's tool confirmation.
+CLOSE_RULE = ToolRule(
+    approval=Approval(lambda args: True, confirm=True, hint="Close this customer's account?")
+)
+
+
 def policies() -> list[Any]:
     """The policy tier: precondition, injection guard, refund rules, provenance, cap, redaction.
 
@@ -115,7 +126,7 @@ def policies() -> list[Any]:
             message="Your account is inactive. Please contact support to reactivate it.",
         ),
         InjectionGuard(),
-        ToolGuard({"issue_refund": REFUND_RULE}),
+        ToolGuard({"issue_refund": REFUND_RULE, "close_account": CLOSE_RULE}),
         ProvenanceGuard(
             {"issue_refund": Consequential(args={"charge_id": "id", "amount": "number"})},
             trusted_tools={"lookup_charge": True, "issue_refund": True},
@@ -214,7 +225,7 @@ TURNS: list[dict[str, Any]] = [
         ],
     },
     {
-        "title": "An approval: the manager may refund above the limit (rounded to cents in place)",
+        "title": "A rewrite: the manager's refund above the limit goes through, rounded to cents",
         "user": "bob",
         "state": {"user:account_active": True, "user:is_manager": True},
         "text": "Refund 1500.456 on ch_1.",
@@ -223,6 +234,19 @@ TURNS: list[dict[str, Any]] = [
             ScriptedResponse.call("issue_refund", charge_id="ch_1", amount=1500.456),
             ScriptedResponse.text("Refunded EUR 1500.46 on ch_1."),
         ],
+    },
+    {
+        "title": "An approval: closing an account waits for a person, who approves it",
+        "user": "erin",
+        "state": {"user:account_active": True},
+        "text": "Please close my account, I am moving abroad.",
+        "approve": True,  # a person answers ADK's confirmation request with "confirmed"
+        "coordinator": [
+            ScriptedResponse.call("close_account", reason="moving abroad"),
+            ScriptedResponse.text("Closing an account needs a person's approval; I've asked."),
+            ScriptedResponse.text("Your account is closed. Safe travels!"),
+        ],
+        "refunds": [],
     },
     {
         "title": "A block: an inactive account is stopped before any token is spent",
@@ -262,10 +286,10 @@ def build_agent(coordinator_model: BaseLlm | str, refunds_model: BaseLlm | str) 
         name="coordinator",
         model=coordinator_model,
         instruction=(
-            "Answer billing questions with lookup_charge and read_ticket; hand refunds to "
-            "'refunds'."
+            "Answer billing questions with lookup_charge and read_ticket; close accounts with "
+            "close_account; hand refunds to 'refunds'."
         ),
-        tools=[lookup_charge, read_ticket],
+        tools=[lookup_charge, read_ticket, close_account],
         sub_agents=[refunds],
     )
 
@@ -307,13 +331,23 @@ async def run_turn(
     exporter = tracing.span_exporter
     exporter.clear()  # type: ignore[union-attr]
     replies = []
-    async for event in runner.run_async(
-        user_id=turn["user"], session_id=session.id, new_message=message
-    ):
-        if event.content and event.content.parts and not event.partial:
-            text = "".join(p.text or "" for p in event.content.parts)
-            if text:
-                replies.append(f"{event.author}: {text}")
+    while message is not None:
+        asked = None
+        async for event in runner.run_async(
+            user_id=turn["user"], session_id=session.id, new_message=message
+        ):
+            asked = asked or _confirmation_asked(event)
+            if event.content and event.content.parts and not event.partial:
+                text = "".join(p.text or "" for p in event.content.parts)
+                if text:
+                    replies.append(f"{event.author}: {text}")
+        message = None
+        if asked is not None and turn.get("approve"):
+            replies.append("(a person approves the pending close_account call)")
+            answer = types.FunctionResponse(
+                name="adk_request_confirmation", id=asked, response={"confirmed": True}
+            )
+            message = types.Content(role="user", parts=[types.Part(function_response=answer)])
     await runner.close()
     tracing.force_flush()
     print("  spans (ADK's, enriched by the lattice; · lines are the lattice's events):")
@@ -326,7 +360,15 @@ async def run_turn(
         if not saw_all and name == "coordinator":
             print(f"  {name} model: not called")
     for reply in replies:
-        print(f"  reply -> {reply}")
+        print(f"  {reply}" if reply.startswith("(") else f"  reply -> {reply}")
+
+
+def _confirmation_asked(event: Any) -> str | None:
+    """The id of the confirmation ADK asks a person for in this event, if any."""
+    for call in event.get_function_calls():
+        if call.name == "adk_request_confirmation":
+            return str(call.id)
+    return None
 
 
 async def main(argv: Sequence[str] | None = None) -> int:

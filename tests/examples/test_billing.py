@@ -39,10 +39,11 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[dict[s
 def test_demo_writes_one_audit_line_per_invocation(
     demo_run: tuple[str, list[dict[str, object]]],
 ) -> None:
-    """Eight turns give eight audit lines, one per invocation."""
+    """Nine turns give ten audit lines: one per run; the approved call resumes its invocation."""
     _, lines = demo_run
-    assert len(lines) == 8
-    assert len({line["invocation_id"] for line in lines}) == 8
+    assert len(lines) == 10
+    assert len({line["invocation_id"] for line in lines}) == 9
+    assert lines[6]["invocation_id"] == lines[7]["invocation_id"]
 
 
 def test_demo_denies_the_large_refund_for_a_non_manager(
@@ -82,8 +83,8 @@ def test_demo_blocks_the_inactive_account_before_the_model(
     """The inactive account's invocation enters one agent and calls no tool."""
     output, lines = demo_run
     assert "before_agent  RequireState:block" in output
-    assert lines[6]["outcome"] == "blocked"
-    assert lines[6]["tool_calls"] == []
+    assert lines[8]["outcome"] == "blocked"
+    assert lines[8]["tool_calls"] == []
 
 
 def test_demo_shows_the_transfer_closing_the_coordinator(
@@ -101,7 +102,7 @@ def test_demo_stops_the_injected_refund_by_provenance(
     output, lines = demo_run
     assert "ProvenanceGuard:deny" in output
     assert "(ungrounded_argument:charge_id,amount)" in output
-    refund = lines[7]["tool_calls"][-1]  # type: ignore[index]
+    refund = lines[9]["tool_calls"][-1]  # type: ignore[index]
     assert (refund["name"], refund["decision"]) == ("issue_refund", "deny")
     assert refund["untrusted_sources"] == ["read_ticket"]
 
@@ -140,6 +141,18 @@ def test_demo_answers_the_repeated_question_from_the_cache(
         "input_tokens": 0,
         "output_tokens": 0,
     }
+
+
+def test_demo_runs_the_account_closure_once_a_person_approves(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The closure waits for ADK's confirmation, then runs when the person approves."""
+    output, lines = demo_run
+    assert "before_tool  ToolGuard:defer  (approval_required)" in output
+    assert 'close_account -> status="closed"' in output
+    waiting, resumed = lines[6]["tool_calls"], lines[7]["tool_calls"]
+    assert [(t["name"], t["decision"]) for t in waiting] == [("close_account", "defer")]  # type: ignore[union-attr,index]
+    assert [(t["name"], t["status"]) for t in resumed] == [("close_account", "ok")]  # type: ignore[union-attr,index]
 
 
 def test_demo_leaves_nothing_in_the_temp_dir(
