@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench soak lint format typecheck check clean
+.PHONY: demo test test-compat bench soak lint format typecheck check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,31 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+# The ADK contract and integration tests against the oldest google-adk release the package
+# supports and the newest it allows, each in its own virtualenv (made once, remade when
+# pyproject.toml or this file changes; `rm -rf .venv-compat-*` picks up a newer release).
+# Older releases pin an older OpenTelemetry whose entry-point lookup warns on Python 3.11:
+# third-party deprecations are not what this run checks.
+COMPAT_OLDEST ?= 2.10.0
+COMPAT_SPEC_oldest := google-adk==$(COMPAT_OLDEST)
+COMPAT_SPEC_newest := google-adk>=$(COMPAT_OLDEST),<3
+COMPAT_TESTS := tests/adk_contract tests/integration
+
+.venv-compat-%/.installed: pyproject.toml Makefile
+	rm -rf .venv-compat-$*
+	$(PYTHON) -m venv .venv-compat-$*
+	.venv-compat-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-compat-$*/bin/python -m pip install --quiet -e . '$(COMPAT_SPEC_$*)' \
+		'pytest>=8.0' 'pytest-asyncio>=0.24'
+	touch $@
+
+test-compat: .venv-compat-oldest/.installed .venv-compat-newest/.installed
+	@for v in oldest newest; do \
+		echo "== google-adk $$(.venv-compat-$$v/bin/python -c 'from google.adk import version; print(version.__version__)') ($$v)"; \
+		.venv-compat-$$v/bin/python -m pytest $(COMPAT_TESTS) -q -p no:cacheprovider \
+			-W ignore::DeprecationWarning || exit 1; \
+	done
 
 $(VENV)/.bench: $(STAMP) benchmarks/constraints.txt
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]' -c benchmarks/constraints.txt
@@ -50,4 +75,4 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf $(VENV) .venv-compat-* .pytest_cache .mypy_cache .ruff_cache build dist
