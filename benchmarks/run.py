@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("dispatch", "per_turn_text", "per_turn_tool", "cache", "throughput", "memory")
+ORDER = ("dispatch", "per_turn_text", "per_turn_tool", "cache", "throughput", "memory", "redact")
 LABELS = {
     "bare": "bare ADK",
     "noop": "ADK + no-op BasePlugin",
