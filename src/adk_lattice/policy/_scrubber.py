@@ -6,10 +6,11 @@ import hashlib
 import hmac
 import logging
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
 from ._common import Counts, kinds_code, report
+from ._phone import check_regions, phone_detector
 from ._stream import long_token
 from .pii import BUILTIN, Detector, Finder, scan
 
@@ -35,12 +36,18 @@ class Scrubber:
         max_chars: int,
         max_hold: int,
         name: str,
+        phone_regions: Sequence[str] | None = None,
     ) -> None:
         chosen = list(BUILTIN) if kinds is None else list(kinds)
         unknown = [k for k in chosen if k not in BUILTIN]
         if unknown:
             raise ValueError(f"unknown PII kinds {unknown}; expected some of {list(BUILTIN)}")
-        detectors: list[Detector] = [d for k in chosen for d in BUILTIN[k]]
+        if phone_regions is not None:
+            check_regions(phone_regions)  # fail at construction, with the fix
+        phone = phone_detector(phone_regions)
+        detectors: list[Detector] = [
+            d for k in chosen for d in ((phone,) if k == "phone" else BUILTIN[k])
+        ]
         for kind, spec in (custom or {}).items():
             if isinstance(spec, str | re.Pattern):
                 detectors.append(Detector(kind, re.compile(spec)))

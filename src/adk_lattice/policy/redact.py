@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import re
 import uuid
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
@@ -74,6 +74,10 @@ class RedactPII(Scrubber):
             address it stored on purpose).
         media: ``pass`` or ``withhold`` media the detectors cannot read (images, audio,
             PDF); text media (``text/*``, JSON, XML, YAML, CSV) is always scrubbed.
+        phone_regions: regions whose national phone formats are read (``["DE", "FR"]``;
+            default ``["US"]``); ``+CC`` numbers of every region are found whatever the
+            regions. Needs the ``pii`` extra (libphonenumber); without it the built-in
+            phone pattern is used and setting this raises.
         name: the handler name.
 
     Raises:
@@ -103,9 +107,11 @@ class RedactPII(Scrubber):
         state: bool = True,
         keep_state: Collection[str] = (),
         media: Media = "pass",
+        phone_regions: Sequence[str] | None = None,
         name: str = "RedactPII",
     ) -> None:
         super().__init__(
+            phone_regions=phone_regions,
             kinds=kinds,
             custom=custom,
             strategy=strategy,
