@@ -8,6 +8,7 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 from .arguments import Clamp, InjectState, Round
 from .injection import Finding, InjectionGuard
 from .limits import CallLimits
+from .ner import PresidioEngine
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
@@ -25,6 +26,7 @@ __all__ = [
     "InjectState",
     "InjectionGuard",
     "MemoryCounter",
+    "PresidioEngine",
     "RateLimit",
     "RedactPII",
     "RedisCounter",

@@ -12,6 +12,7 @@ from typing import Any, Final, Literal
 from ._common import Counts, kinds_code, report
 from ._phone import check_regions, phone_detector
 from ._stream import long_token
+from .ner import Engine, engine_spans
 from .pii import BUILTIN, Detector, Finder, scan
 
 logger = logging.getLogger("adk_lattice.policy")
@@ -37,6 +38,7 @@ class Scrubber:
         max_hold: int,
         name: str,
         phone_regions: Sequence[str] | None = None,
+        engine: Engine | None = None,
     ) -> None:
         chosen = list(BUILTIN) if kinds is None else list(kinds)
         unknown = [k for k in chosen if k not in BUILTIN]
@@ -55,6 +57,11 @@ class Scrubber:
                 detectors.append(Detector(kind, finder=spec))
             else:
                 raise TypeError(f"custom detector {kind!r} must be a regex or a callable")
+        if engine is not None:
+            if not isinstance(engine, Engine):
+                raise TypeError("engine must have analyze(text) -> [(start, end, kind)]")
+            found_by = engine
+            detectors.append(Detector("NER", finder=lambda t: engine_spans(found_by, t)))
         for s in (strategy, *(strategies or {}).values()):
             if s not in STRATEGIES:
                 raise ValueError(f"unknown strategy {s!r}; expected one of {STRATEGIES}")

@@ -14,8 +14,9 @@ from ._fold import fold
 
 _TOKEN: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=")
 
-#: A custom detector callable: text in, ``(start, end)`` spans out.
-Finder = Callable[[str], Iterable[tuple[int, int]]]
+#: A custom detector callable: text in, ``(start, end)`` spans out (or ``(start, end,
+#: kind)``, for an engine that finds several kinds).
+Finder = Callable[[str], Iterable[tuple[int, int] | tuple[int, int, str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +41,10 @@ class Detector:
     def spans(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Every ``(start, end, kind)`` this detector finds in ``text``."""
         if self.finder is not None:
-            for start, end in self.finder(text):
+            for span in self.finder(text):
+                start, end = span[0], span[1]
                 if 0 <= start < end <= len(text):
-                    yield start, end, self.kind
+                    yield start, end, (span[2] if len(span) > 2 else self.kind)
             return
         assert self.pattern is not None
         group = "v" if "v" in self.pattern.groupindex else 0

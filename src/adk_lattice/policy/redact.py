@@ -20,6 +20,7 @@ from ._common import Keyed, kinds_code, refusal, report
 from ._scrubber import Scrubber, Strategy
 from ._stream import Stream
 from ._walk import Found, Media, Walker
+from .ner import Engine
 from .pii import Finder
 
 
@@ -78,6 +79,9 @@ class RedactPII(Scrubber):
             default ``["US"]``); ``+CC`` numbers of every region are found whatever the
             regions. Needs the ``pii`` extra (libphonenumber); without it the built-in
             phone pattern is used and setting this raises.
+        engine: a named-entity engine (``analyze(text) -> [(start, end, kind)]``, such as
+            :class:`~adk_lattice.policy.ner.PresidioEngine`) whose spans are redacted as
+            their kinds (``PERSON``, ``LOCATION``, ``ORGANIZATION``) with the rest.
         name: the handler name.
 
     Raises:
@@ -108,10 +112,12 @@ class RedactPII(Scrubber):
         keep_state: Collection[str] = (),
         media: Media = "pass",
         phone_regions: Sequence[str] | None = None,
+        engine: Engine | None = None,
         name: str = "RedactPII",
     ) -> None:
         super().__init__(
             phone_regions=phone_regions,
+            engine=engine,
             kinds=kinds,
             custom=custom,
             strategy=strategy,
