@@ -216,3 +216,10 @@ async def test_opaque_media_can_be_withheld() -> None:
     run, model = await _tool_turn(snapshot, RedactPII(media="withhold"))
     assert run.responses("snapshot") == [{"image": "[WITHHELD:MEDIA]"}]
     assert "image/png" not in json.dumps(model.requests[1].model_dump(mode="json"))
+
+
+async def test_a_clean_tuple_result_is_left_as_the_tool_returned_it(ctx: Any) -> None:
+    """A result that held nothing sensitive is not replaced, whatever its shape."""
+    result = ("plain", 1)
+    out = RedactPII().after_tool(tool=None, tool_args={}, tool_context=await ctx(), result=result)
+    assert out is None

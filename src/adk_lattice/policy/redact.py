@@ -261,7 +261,7 @@ class RedactPII(Scrubber):
                 "code": "sensitive_data",
                 "policy": self.name,
             }
-        if new is not result or (found.changed and not isinstance(result, dict | list)):
+        if found.changed and not isinstance(result, dict | list):  # not editable in place
             return new if isinstance(new, dict) else {"result": new}
         return None
 
