@@ -6,9 +6,13 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 """
 
 from .arguments import Clamp, InjectState, Round
-from .injection import Finding, InjectionGuard
+from .injection import InjectionGuard
+from .injection_classifier import ClassifierDetector
+from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
+from .injection_judge import JudgeDetector
 from .limits import CallLimits
 from .ner import PresidioEngine
+from .provenance import Consequential, ProvenanceGuard
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
@@ -19,19 +23,26 @@ from .trim import TrimContext
 __all__ = [
     "Approval",
     "CallLimits",
+    "CallableDetector",
     "CapToolResult",
     "Clamp",
+    "ClassifierDetector",
+    "Consequential",
     "CounterStore",
+    "Detector",
     "Finding",
     "InjectState",
     "InjectionGuard",
+    "JudgeDetector",
     "MemoryCounter",
     "PresidioEngine",
+    "ProvenanceGuard",
     "RateLimit",
     "RedactPII",
     "RedisCounter",
     "RequireState",
     "Round",
+    "RulesDetector",
     "ToolGuard",
     "ToolRule",
     "TrimContext",
