@@ -65,7 +65,7 @@ async def test_streamed_thoughts_are_redacted_at_every_split() -> None:
     for cut in range(value_at - 1, value_at + 21):
         model = ThinkingModel([thought[:cut], thought[cut:]], ["Done."])
         agent = LlmAgent(name="assistant", model=model)
-        run = await run_app(agent, [Lattice(policy=[RedactPII(hold=24)])], "hi", run_config=SSE)
+        run = await run_app(agent, [Lattice(policy=[RedactPII(hold=48)])], "hi", run_config=SSE)
         streamed = _partial_thoughts(run)
         assert "1111 1111" not in streamed, cut
         assert streamed.startswith("The user's card is"), cut

@@ -23,6 +23,9 @@ from ._walk import Found, Media, Walker
 from .ner import Engine
 from .pii import Finder
 
+#: The smallest ``hold``: an IBAN written in groups (the longest value with spaces) is 42.
+MIN_HOLD = 48
+
 
 def _call_id() -> str:
     """A client call id in ADK's own form, which ADK strips before the model sees it."""
@@ -59,7 +62,8 @@ class RedactPII(Scrubber):
             ``IP``, ``SECRET`` or a custom kind).
         salt: the key for the ``hash`` strategy.
         block_message: what the user reads when ``block`` withholds an answer.
-        hold: characters always held back per streamed chunk.
+        hold: characters always held back per streamed chunk (at least 48, the longest
+            built-in value written with spaces; raise it for longer custom values).
         max_hold: the most a stream holds for one open token or key block; one growing
             past it is replaced by ``[REDACTED:SECRET]`` (so are tokens that long in the
             final response of a stream).
@@ -127,8 +131,12 @@ class RedactPII(Scrubber):
             max_hold=max_hold,
             name=name,
         )
-        if hold < 0:
-            raise ValueError("hold must be >= 0")
+        if hold < MIN_HOLD:
+            raise ValueError(
+                f"hold must be at least {MIN_HOLD}: a value written with spaces (an IBAN "
+                "in groups is 42 characters) would stream out in part; raise it for longer "
+                "custom values"
+            )
         if max_hold <= hold:
             raise ValueError(f"max_hold ({max_hold}) must be larger than hold ({hold})")
         if media not in ("pass", "withhold"):
@@ -195,7 +203,7 @@ class RedactPII(Scrubber):
     def _feed(self, stream: Stream, text: str) -> str:
         return stream.feed(
             text,
-            lambda buf: self._scan(buf),
+            lambda buf: self._scan(buf, streamed=True),
             self._apply,
             self.hold,
             self.max_hold,
