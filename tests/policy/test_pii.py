@@ -6,6 +6,8 @@ import base64
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII
 from adk_lattice.policy.pii import BUILTIN, scan
@@ -120,3 +122,31 @@ def test_the_size_cap_never_cuts_a_value_in_two() -> None:
     r = RedactPII(max_chars=24)
     out, _ = r.scrub("0123456789 abcdefghijklmnopqrstuvwxyz")
     assert out.startswith("0123456789 [WITHHELD:26 characters")
+
+
+INVISIBLE = ["\u200b", "\u00a0", "\u200d", "\ufeff", "\u00ad", "\u2060"]
+PLAIN = {
+    "EMAIL": "jane.doe@example.com",
+    "CARD": "4111111111111111",
+    "SSN": "123-45-6789",
+    "SECRET": "AKIAIOSFODNN7EXAMPLE",
+    "IBAN": "GB82WEST12345698765432",
+}
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    kind=st.sampled_from(sorted(PLAIN)),
+    inserts=st.lists(
+        st.tuples(st.integers(1, 21), st.sampled_from(INVISIBLE)), min_size=1, max_size=4
+    ),
+)
+def test_invisible_characters_anywhere_in_a_value_do_not_hide_it(
+    kind: str, inserts: list[tuple[int, str]]
+) -> None:
+    """Zero-width or no-break characters at any positions inside a value still redact it."""
+    chars = list(PLAIN[kind])
+    for pos, char in sorted(inserts, reverse=True):
+        chars.insert(min(pos, len(chars) - 1), char)
+    out, _ = RedactPII().scrub("see " + "".join(chars) + " ok")
+    assert out == f"see [REDACTED:{kind}] ok"

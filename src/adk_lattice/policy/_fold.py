@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from typing import Final
 
 _PRINTABLE_ASCII: Final = frozenset(range(0x21, 0x7F))
+#: The non-ASCII spaces (a no-break space may sit inside a value).
+_WIDE: Final = "".join(
+    chr(c) for c in (0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)
+)
 
 # Every alternative is bounded, so the scan is linear in the text.
 _SPECIAL: Final = re.compile(
@@ -69,8 +73,8 @@ def _rewrite(m: re.Match[str], spaces: str) -> str:
     if m.group("hex") is not None:
         code = int(m.group("hex"), 16)
         return chr(code) if code in _PRINTABLE_ASCII else m.group(0)
-    if m.group("space") is not None:
-        return " "
+    if m.group("space") is not None:  # a run of only no-break spaces follows ``spaces``
+        return " " if m.group("space").strip(_WIDE) else spaces
     if m.group("mark") is not None or m.group("zw") is not None:
         return ""
     char = m.group("other")
