@@ -223,3 +223,29 @@ async def test_a_clean_tuple_result_is_left_as_the_tool_returned_it(ctx: Any) ->
     result = ("plain", 1)
     out = RedactPII().after_tool(tool=None, tool_args={}, tool_context=await ctx(), result=result)
     assert out is None
+
+
+async def test_later_steps_of_the_run_read_the_redacted_state() -> None:
+    """A tool that reads state a previous tool wrote gets the redacted value."""
+    seen: list[Any] = []
+
+    def remember(tool_context: ToolContext) -> dict[str, str]:
+        """Remember the customer."""
+        tool_context.state["contact"] = EMAIL
+        return {"status": "ok"}
+
+    def recall(tool_context: ToolContext) -> dict[str, str]:
+        """Recall the customer."""
+        seen.append(tool_context.state.get("contact"))
+        return {"status": "ok"}
+
+    model = FakeModel(
+        [
+            ScriptedResponse.call("remember"),
+            ScriptedResponse.call("recall"),
+            ScriptedResponse.text("done"),
+        ]
+    )
+    agent = LlmAgent(name="assistant", model=model, tools=[remember, recall])
+    await run_app(agent, [Lattice(policy=[RedactPII()])], "go")
+    assert seen == ["[REDACTED:EMAIL]"]
