@@ -12,6 +12,7 @@ from .injection_classifier import ClassifierDetector
 from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
 from .injection_judge import JudgeDetector
 from .limits import CallLimits
+from .ner import PresidioEngine
 from .protect import ProtectState
 from .provenance import Consequential, ProvenanceGuard
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
@@ -37,6 +38,7 @@ __all__ = [
     "InjectionGuard",
     "JudgeDetector",
     "MemoryCounter",
+    "PresidioEngine",
     "ProtectState",
     "ProvenanceGuard",
     "RateLimit",
