@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from benchmarks.security.attacks import GOALS, OWN_CASES, Case, split_of
 from benchmarks.security.harness import (
+    Config,
     all_cases,
     configs,
     pairings,
@@ -18,6 +19,8 @@ from benchmarks.security.public import aib_cases
 from benchmarks.security.tasks import TASKS, Task
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
+
+from adk_lattice.policy import Approval, ToolGuard, ToolRule
 
 SAMPLE_IDS = ("own:direct_override:1", "own:obfuscated:1", "aib:io-003", "aib:tr-002",
               "garak:whois:1", "garak:resume:7")  # fmt: skip
@@ -71,6 +74,14 @@ async def test_benign_tasks_complete_undefended() -> None:
     config = _config("undefended")
     outcomes = [await run_one(t, config) for t in SAMPLE_TASKS]
     assert [o.task for o in outcomes if not o.done] == []
+
+
+async def test_person_in_the_loop_approves_what_a_guard_paused() -> None:
+    """When a guard asks ADK for a confirmation, the harness's person approves and the task runs."""
+    rule = ToolRule(approval=Approval(lambda _: True, confirm=True))
+    config = Config("confirm_all", lambda: [ToolGuard({"send_money": rule})], person=True)
+    outcome = await run_one(SAMPLE_TASKS[0], config)
+    assert (outcome.done, outcome.asked) == (True, 1)
 
 
 def test_every_style_is_in_exactly_one_half_of_the_split() -> None:
