@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import re
 import unicodedata
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
@@ -43,6 +44,12 @@ def reading(text: str) -> list[str]:
         except (binascii.Error, ValueError):
             continue
     return [v.lower() for v in views]
+
+
+@functools.cache
+def _mark(value: str) -> re.Pattern[str]:
+    """``value`` as a whole token: ``tanaka@example.com`` is not in ``bob.tanaka@example.com``."""
+    return re.compile(rf"(?<![a-z0-9.@+-]){re.escape(value.lower())}(?![a-z0-9@-])")
 
 
 def _leaves(value: Any) -> Iterable[str]:
@@ -89,7 +96,7 @@ class ObedientModel(BaseLlm):
         views = [v for text in texts for v in reading(text)]
         for goal in self._goals:
             call = (goal.tool, goal.args)
-            seen = all(any(m.lower() in v for v in views) for m in goal.marks)
+            seen = all(any(_mark(m).search(v) for v in views) for m in goal.marks)
             if seen and call not in made:
                 return call
         for call in self._plans.get(prompt, ()):
