@@ -20,16 +20,20 @@ from google.adk.tools.agent_tool import AgentTool
 
 from .._records import current_call
 from ..state import StateKey
+from ..telemetry._audit import UNTRUSTED_SOURCES
 from ._common import Counts, Keyed, report, tool_denial
 from .provenance_spotlight import spotlight_request
 from .provenance_taint import (
     CONTROL_TOOLS,
+    MAX_TOKENS,
     Taint,
     capped,
     mark,
     parse_paths,
     read_taint,
     scalars,
+    session_hash,
+    token_hash,
     tool_responses,
     trusted_leaves,
     user_texts,
@@ -39,8 +43,6 @@ from .tool_guard import ToolRule
 
 logger = logging.getLogger("adk_lattice.policy")
 
-#: Where a checked call's record (``current_call().data``) lists the untrusted sources.
-SOURCES_KEY: Final = "adk_lattice.untrusted_sources"
 _MAX_INSTRUCTION: Final = 100_000
 
 
@@ -165,6 +167,7 @@ class ProvenanceGuard:
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
         self._nonces: Keyed[str] = Keyed()
+        self._batches: Keyed[Taint] = Keyed()
 
     @classmethod
     def from_rules(cls, rules: Mapping[str, ToolRule], **options: Any) -> ProvenanceGuard:
@@ -206,6 +209,11 @@ class ProvenanceGuard:
         call = current_call()
         if call is not None and (call.denied or call.short_circuit_tier == "policy"):
             return  # a policy's answer stood in for the tool: no outside text entered
+        batch = _batch(tool_context)
+        if batch is not None and self._batches.get(batch) is None:
+            # Siblings of this call were chosen before its output existed: they are checked
+            # against the taint as it was when the model answered.
+            self._batches.put(batch, read_taint(tool_context.state, tool_context.session.id))
         mark(tool_context.state, tool_context.session.id, name)
         self._counts.bump("tainted")
 
@@ -214,20 +222,25 @@ class ProvenanceGuard:
         name = getattr(tool, "name", str(tool))
         ctx = tool_context
         session_id = ctx.session.id
+        spec = self.consequential.get(name)
+        if spec is None and not isinstance(tool, AgentTool):
+            return None
+        batch = _batch(ctx)
+        taint = (self._batches.get(batch) if batch else None) or read_taint(ctx.state, session_id)
         if isinstance(tool, AgentTool):
             # The nested run copies this state: claim an entry, so it can tell a clean
-            # caller from a tainted one, and its forwarded state cannot pose as ours.
-            mark(ctx.state, session_id, None)
-        spec = self.consequential.get(name)
+            # caller from a tainted one and its forwarded state cannot pose as ours; when
+            # tainted, hand it hashes of what this session trusts.
+            tokens = self._token_hashes(ctx, taint) if taint.tainted else None
+            mark(ctx.state, session_id, None, tokens)
         if spec is None:
             return None
-        taint = read_taint(ctx.state, session_id)
         if not taint.tainted:
             self._counts.bump("clean")
             return None
         call = current_call()
         if call is not None:
-            call.data[SOURCES_KEY] = list(taint.sources)
+            call.data[UNTRUSTED_SOURCES] = list(taint.sources)
         if spec.always_confirm:
             return self._confirm(ctx, name, spec, [], taint, "always_confirm")
         if not isinstance(tool_args, dict):
@@ -243,10 +256,11 @@ class ProvenanceGuard:
             return None
         if self.on_ungrounded == "confirm":
             return self._confirm(ctx, name, spec, missing, taint, "ungrounded_argument")
+        verb = "does" if len(missing) == 1 else "do"
         reason = (
-            f"{_names(missing)} of this {name} call do not appear in anything the user or a "
-            f"trusted source provided; untrusted content is in context. Ask the user to "
-            f"state them."
+            f"{_names(missing)} of this {name} call {verb} not appear in anything the user or "
+            f"a trusted source provided, and untrusted content is in context; ask the user "
+            f"to state {'it' if len(missing) == 1 else 'them'}"
         )
         return self._deny(ctx, name, missing, reason)
 
@@ -254,6 +268,7 @@ class ProvenanceGuard:
         """Forget this invocation's system instructions and spotlight marker."""
         inv = invocation_context.invocation_id
         self._instructions.drop_where(inv)
+        self._batches.drop_where(inv)
         self._nonces.pop(inv)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -275,7 +290,20 @@ class ProvenanceGuard:
             trust = self.trusted.get(tool)
             if trust:
                 whole += trusted_leaves(response, trust)
-        return Grounding(capped(texts), capped(whole))
+        return Grounding(capped(texts), capped(whole), hashed=taint.hashed, hasher=token_hash)
+
+    def _token_hashes(self, ctx: Any, taint: Taint) -> list[str]:
+        """Salted hashes of this session's trusted tokens, for the kinds the table uses."""
+        grounding = self._grounding(ctx, taint)
+        salt = session_hash(ctx.session.id)
+        kinds = {k for spec in self.consequential.values() for k in spec.args.values()}
+        # The structured kinds first: an id table can be long, and the list is bounded.
+        order = [k for k in ("iban", "email", "phone", "url", "number", "id") if k in kinds]
+        return [
+            token_hash(salt, kind, token)
+            for kind in order
+            for token in sorted(grounding.tokens(kind))
+        ][:MAX_TOKENS]
 
     def _deny(self, ctx: Any, tool: str, args: list[str], reason: str) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")
@@ -311,6 +339,18 @@ class ProvenanceGuard:
             "policy": self.name,
             "tool": tool,
         }
+
+
+def _batch(ctx: Any) -> tuple[str, str] | None:
+    """``(invocation id, id of the model event)`` that asked for this call, if found."""
+    call_id = ctx.function_call_id
+    events = getattr(ctx.session, "events", None) or ()
+    if not call_id:
+        return None
+    for event in reversed(events[-64:]):
+        if any(fc.id == call_id for fc in event.get_function_calls()):
+            return (ctx.invocation_id, event.id)
+    return None
 
 
 def _names(args: list[str]) -> str:

@@ -9,20 +9,24 @@ session ids, never a value::
 One entry per session: an ``AgentTool`` run starts a fresh session from a copy of its
 caller's state, so a session that finds no entry of its own but a tainted one of another
 session *inherited* the taint: its "user" message was written by a model that had read
-untrusted text, and is not trusted.
+untrusted text, and is not trusted. So that the nested run can still ground what the real
+user typed, a tainted caller stores, before the nested run, salted hashes of its trusted
+tokens (``"tok"``, at most :data:`MAX_TOKENS`); never the tokens themselves.
 """
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 #: The session-state key holding the taint record.
 TAINT_KEY: Final = "adk_lattice.provenance"
 #: Most untrusted source names kept per session (the oldest are dropped past it).
 MAX_SOURCES: Final = 32
+#: Most hashed trusted tokens a caller hands to its nested runs.
+MAX_TOKENS: Final = 1024
 #: Most session entries kept in one record (the caller's, and its nested runs').
 MAX_SESSIONS: Final = 8
 #: Most characters of trusted text gathered for one check (newest first).
@@ -47,6 +51,8 @@ class Taint:
     tainted: bool
     sources: tuple[str, ...] = ()
     inherited: bool = False
+    #: ``{salt: token hashes}`` a tainted caller handed down (see :func:`token_hash`).
+    hashed: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 CLEAN: Final = Taint(False)
@@ -69,6 +75,22 @@ def _entries(state: Any) -> dict[str, Any] | None:
     return dict(entries) if isinstance(entries, Mapping) else None
 
 
+def token_hash(salt: str, kind: str, normal: str) -> str:
+    """A salted hash of one normalised trusted token."""
+    data = f"{salt}\x00{kind}\x00{normal}".encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _hashed(entries: Mapping[str, Any], mine: str) -> dict[str, frozenset[str]]:
+    """The token hashes other sessions' entries carry, by salt (their session hash)."""
+    out: dict[str, frozenset[str]] = {}
+    for salt, entry in entries.items():
+        tokens = entry.get("tok") if isinstance(entry, Mapping) and salt != mine else None
+        if isinstance(tokens, list):
+            out[salt] = frozenset(t for t in tokens if isinstance(t, str))
+    return out
+
+
 def _sources(entry: Any) -> list[str]:
     found = entry.get("src") if isinstance(entry, Mapping) else None
     return [s for s in found if isinstance(s, str)] if isinstance(found, list) else []
@@ -79,21 +101,32 @@ def read_taint(state: Any, session_id: str) -> Taint:
     entries = _entries(state)
     if entries is None:
         return Taint(True, ("<unreadable>",), inherited=True)
-    own = entries.get(session_hash(session_id))
+    mine = session_hash(session_id)
+    own = entries.get(mine)
     if isinstance(own, Mapping):
         inherited = bool(own.get("inh"))
         sources = _sources(own)
-        return Taint(bool(sources) or inherited, tuple(sources), inherited)
+        hashed = _hashed(entries, mine) if inherited else {}
+        return Taint(bool(sources) or inherited, tuple(sources), inherited, hashed)
     foreign = [s for e in entries.values() for s in _sources(e)]
     if any(isinstance(e, Mapping) and e.get("inh") for e in entries.values()):
         foreign.append("<inherited>")
     if foreign:
-        return Taint(True, tuple(dict.fromkeys(foreign)), inherited=True)
+        return Taint(True, tuple(dict.fromkeys(foreign)), True, _hashed(entries, mine))
     return CLEAN
 
 
-def mark(state: Any, session_id: str, source: str | None) -> None:
+def mark(
+    state: Any, session_id: str, source: str | None, tokens: Sequence[str] | None = None
+) -> None:
     """Record that ``source``'s output entered the session (None: just claim an entry).
+
+    Args:
+        state: the session state (through a context, so the write is persisted).
+        session_id: the session's id.
+        source: the untrusted tool's name, or None.
+        tokens: token hashes to hand to nested runs (replacing earlier ones), or None to
+            keep the entry's current ones.
 
     Writes only when something changed, so a trusted or repeated source adds no state delta.
     """
@@ -104,8 +137,14 @@ def mark(state: Any, session_id: str, source: str | None) -> None:
         sources.append(source)
     sources = sources[-MAX_SOURCES:]
     mine = session_hash(session_id)
-    entry = {"src": sources, "inh": current.inherited}
-    if entries.get(mine) == entry:
+    entry: dict[str, Any] = {"src": sources, "inh": current.inherited}
+    old = entries.get(mine)
+    kept = old.get("tok") if isinstance(old, Mapping) else None
+    if tokens is not None:
+        kept = list(tokens[:MAX_TOKENS])
+    if kept:
+        entry["tok"] = kept
+    if old == entry:
         return
     entries.pop(mine, None)
     others = list(entries.items())[-(MAX_SESSIONS - 1) :]

@@ -14,7 +14,7 @@ import contextlib
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -43,6 +43,7 @@ _SPACES: Final = re.compile(r"\s+")
 _FORMAT: Final = re.compile(
     "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
 )
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
 _STRIP: Final = ".,;:!?\"'`()[]{}<>*"
 _CURRENCY: Final = re.compile(r"^(?:[A-Z]{3}|[$€£¥])\s*|\s*(?:[A-Z]{3}|[$€£¥])$")
 
@@ -196,11 +197,23 @@ class Grounding:
         texts: trusted texts (already capped by the caller).
         whole: trusted scalar values taken whole (a trusted field's string), so an id with
             spaces in a structured output is still one token.
+        hashed: ``{salt: hashes}`` of tokens trusted elsewhere (a caller's), checked with
+            ``hasher(salt, kind, normal)`` for every kind but ``text``.
+        hasher: the salted hash function the hashes were made with.
     """
 
-    def __init__(self, texts: Iterable[str], whole: Iterable[str] = ()) -> None:
+    def __init__(
+        self,
+        texts: Iterable[str],
+        whole: Iterable[str] = (),
+        *,
+        hashed: Mapping[str, frozenset[str]] | None = None,
+        hasher: Callable[[str, str, str], str] | None = None,
+    ) -> None:
         self._texts = [clean(t) for t in texts if t]
         self._whole = [clean(t) for t in whole if t]
+        self._hashed = dict(hashed or {}) if hasher is not None else {}
+        self._hasher = hasher
         self._tokens: dict[str, frozenset[str]] = {}
         self._joined: str | None = None
 
@@ -228,6 +241,10 @@ class Grounding:
             if self._joined is None:
                 self._joined = "\n".join(self._texts + self._whole)
             return normal in self._joined
+        if self._hasher is not None and any(
+            self._hasher(salt, kind, normal) in hashes for salt, hashes in self._hashed.items()
+        ):
+            return True
         if kind == "phone":
             tokens = self.tokens(kind)
             return normal in tokens or any(_same_phone(normal, t) for t in tokens)
@@ -244,15 +261,20 @@ def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
     """The scalar values of an argument as strings; None stands for a malformed leaf.
 
     Lists and tuples are walked (every recipient must be grounded); a mapping, a bool, a
-    non-finite number or an over-long string is malformed.
+    non-finite number, an over-long string, a string with lone surrogates (no valid text
+    holds one) or nesting deeper than a few levels is malformed.
     """
     if value is None:
         return
-    if isinstance(value, list | tuple) and depth < _MAX_DEPTH:
+    if isinstance(value, list | tuple):
+        if depth >= _MAX_DEPTH:
+            yield None
+            return
         for item in value:
             yield from leaves(item, depth + 1)
     elif isinstance(value, str):
-        yield value if len(value) <= MAX_VALUE_CHARS else None
+        ok = len(value) <= MAX_VALUE_CHARS and not _SURROGATE.search(value)
+        yield value if ok else None
     elif isinstance(value, int) and not isinstance(value, bool):
         yield str(value) if value.bit_length() < 200 else None
     elif isinstance(value, float):
