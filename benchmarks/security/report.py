@@ -74,7 +74,7 @@ def _asr(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     groups: dict[str, list[Outcome]] = {}
     for o in outcomes:
         assert o.style is not None
-        for key in (f"style:{o.style}", split_of(o.style), "overall"):
+        for key in (f"style:{o.style}", f"goal:{o.goal}", split_of(o.style), "overall"):
             groups.setdefault(key, []).append(o)
     return {k: _rate(sum(o.attacked for o in v), len(v)) for k, v in groups.items()}
 
