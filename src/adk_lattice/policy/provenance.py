@@ -277,10 +277,10 @@ class ProvenanceGuard:
             report(ctx, "deny", self.name, "rejected_by_approver")
             reason = f"the {tool} call was rejected by the approver"
             return tool_denial(self.name, reason, "rejected_by_approver", tool=tool)
-        what = f"{_names(missing)} did not come from you or a trusted source" if missing else ""
+        what = f" {_names(missing)} did not come from you or a trusted source." if missing else ""
         hint = spec.hint or (
             f"This {tool} call was made after reading untrusted content "
-            f"({', '.join(taint.sources)}). {what}. Approve it?".replace(". .", ".")
+            f"({', '.join(taint.sources)}).{what} Approve it?"
         )
         ctx.request_confirmation(hint=hint, payload={"tool": tool, "arguments": missing})
         self._counts.bump("pending_approval")
