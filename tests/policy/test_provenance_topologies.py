@@ -3,6 +3,7 @@ audit and spotlighting, through real Runners."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -41,6 +42,33 @@ async def test_parallel_calls_are_checked_one_by_one() -> None:
     run = await run_app(agent(bank, script), [Lattice(policy=[guard()])], message)
     assert bank.sent == [(USER_IBAN, 20)]
     assert [r["status"] for r in run.responses("send_money")] == ["sent", "denied"]
+
+
+async def test_concurrent_async_calls_are_checked_one_by_one() -> None:
+    """Async tools running concurrently in a tainted session are each checked on their own."""
+    sent: list[str] = []
+
+    async def read_inbox() -> dict[str, object]:
+        """Read the user's inbox."""
+        return {"body": INJECTION}
+
+    async def send_money(recipient: str, amount: float) -> dict[str, object]:
+        """Send money to an IBAN."""
+        await asyncio.sleep(0.01)
+        sent.append(recipient)
+        return {"status": "sent"}
+
+    both = ScriptedResponse(
+        function_calls=[
+            FunctionCall("send_money", {"recipient": ATTACKER_IBAN, "amount": 20}),
+            FunctionCall("send_money", {"recipient": USER_IBAN, "amount": 20}),
+        ]
+    )
+    script = [ScriptedResponse.call("read_inbox"), both, ScriptedResponse.text("ok")]
+    worker = LlmAgent(name="a", model=FakeModel(script), tools=[read_inbox, send_money])
+    run = await run_app(worker, [Lattice(policy=[guard()])], f"mail, then pay 20 to {USER_IBAN}")
+    assert sent == [USER_IBAN]
+    assert [r["status"] for r in run.responses("send_money")] == ["denied", "sent"]
 
 
 async def test_parallel_sibling_output_does_not_taint_its_sibling() -> None:

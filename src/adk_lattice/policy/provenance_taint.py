@@ -33,7 +33,13 @@ MAX_SESSIONS: Final = 8
 MAX_TRUSTED_CHARS: Final = 1_000_000
 #: ADK's own control tools: their results are not outside text.
 CONTROL_TOOLS: Final = frozenset(
-    {"transfer_to_agent", "adk_request_confirmation", "adk_request_credential", "exit_loop"}
+    {
+        "transfer_to_agent",
+        "adk_request_confirmation",
+        "adk_request_credential",
+        "adk_request_input",
+        "exit_loop",
+    }
 )
 
 
