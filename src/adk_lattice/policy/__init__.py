@@ -8,7 +8,8 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 from .arguments import Clamp, InjectState, Round
 from .injection import Finding, InjectionGuard
 from .limits import CallLimits
-from .provenance import Consequential, ProvenanceGuard
+from .provenance import ProvenanceGuard
+from .provenance_config import Consequential
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState

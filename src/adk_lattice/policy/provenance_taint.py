@@ -33,7 +33,13 @@ MAX_SESSIONS: Final = 8
 MAX_TRUSTED_CHARS: Final = 1_000_000
 #: ADK's own control tools: their results are not outside text.
 CONTROL_TOOLS: Final = frozenset(
-    {"transfer_to_agent", "adk_request_confirmation", "adk_request_credential", "exit_loop"}
+    {
+        "transfer_to_agent",
+        "adk_request_confirmation",
+        "adk_request_credential",
+        "adk_request_input",
+        "exit_loop",
+    }
 )
 
 
@@ -237,3 +243,30 @@ def capped(texts: Iterable[str], budget: int = MAX_TRUSTED_CHARS) -> list[str]:
         out.append(text[:budget])
         budget -= len(out[-1])
     return out
+
+
+def instruction_text(value: Any) -> str:
+    """The text of a request's system instruction (str, Content, parts or a list)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    parts = getattr(value, "parts", None)
+    if parts is not None:
+        return "\n".join(p.text for p in parts if getattr(p, "text", None))
+    if isinstance(value, list | tuple):
+        return "\n".join(instruction_text(v) for v in value)
+    text = getattr(value, "text", None)
+    return text if isinstance(text, str) else ""
+
+
+def batch_of(ctx: Any) -> tuple[str, str] | None:
+    """``(invocation id, id of the model event)`` that asked for this call, if found."""
+    call_id = ctx.function_call_id
+    events = getattr(ctx.session, "events", None) or ()
+    if not call_id:
+        return None
+    for event in reversed(events[-64:]):
+        if any(fc.id == call_id for fc in event.get_function_calls()):
+            return (ctx.invocation_id, event.id)
+    return None
