@@ -199,7 +199,7 @@ _MEMO: LRUCache[tuple[str, bool, str], tuple[int, frozenset[str] | str]] = LRUCa
     maxsize=8_000_000, getsizeof=lambda entry: entry[0]
 )
 _MEMO_LOCK: Final = threading.Lock()
-_MEMO_MAX_TEXT: Final = 65_536
+_MEMO_MAX_TEXT: Final = 131_072
 
 
 def tokens_of(kind: str, text: str, whole: bool = False) -> frozenset[str] | str:
