@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from cachetools import LRUCache
 from google.adk.tools.agent_tool import AgentTool
 
 from .._records import current_call
@@ -121,6 +123,8 @@ class ProvenanceGuard:
         self._instructions: Keyed[str] = Keyed()
         self._nonces: Keyed[str] = Keyed()
         self._batches: Keyed[Taint] = Keyed()
+        self._events: LRUCache[str, tuple[tuple[str, ...], tuple[str, ...]]] = LRUCache(8192)
+        self._events_lock = threading.Lock()
 
     @classmethod
     def from_rules(cls, rules: Mapping[str, ToolRule], **options: Any) -> ProvenanceGuard:
@@ -236,14 +240,36 @@ class ProvenanceGuard:
             agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
             texts += [i for i in (getattr(agent, "instruction", None),) if isinstance(i, str)]
         whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
-        events = list(getattr(ctx.session, "events", None) or ())
-        if not taint.inherited:  # a nested run's "user" text was written by a tainted model
-            texts += user_texts(events)
-        for tool, response in tool_responses(events):
-            trust = self.trusted.get(tool)
-            if trust:
-                whole += trusted_leaves(response, trust)
+        for event in reversed(list(getattr(ctx.session, "events", None) or ())):
+            said, fields = self._event_trust(event)
+            if not taint.inherited:  # a nested run's "user" text was written by a tainted model
+                texts += said
+            whole += fields
         return Grounding(capped(texts), capped(whole), hashed=taint.hashed, hasher=token_hash)
+
+    def _event_trust(self, event: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """What one history event adds to trusted text: the user's words, trusted fields.
+
+        Remembered by event id (a stored event does not change), so a check in a long
+        session does not walk every old tool output again.
+        """
+        key = getattr(event, "id", None) or None
+        if key is not None:
+            with self._events_lock:
+                hit = self._events.get(key)
+            if hit is not None:
+                return hit
+        said = tuple(user_texts([event]))
+        fields = tuple(
+            leaf
+            for tool, response in tool_responses([event])
+            if (trust := self.trusted.get(tool))
+            for leaf in trusted_leaves(response, trust)
+        )
+        if key is not None:
+            with self._events_lock:
+                self._events[key] = (said, fields)
+        return said, fields
 
     def _token_hashes(self, ctx: Any, taint: Taint) -> list[str]:
         """Salted hashes of this session's trusted tokens, for the kinds the table uses."""

@@ -30,7 +30,7 @@ MAX_TOKENS: Final = 1024
 #: Most session entries kept in one record (the caller's, and its nested runs').
 MAX_SESSIONS: Final = 8
 #: Most characters of trusted text gathered for one check (newest first).
-MAX_TRUSTED_CHARS: Final = 1_000_000
+MAX_TRUSTED_CHARS: Final = 500_000
 #: ADK's own control tools: their results are not outside text.
 CONTROL_TOOLS: Final = frozenset(
     {
