@@ -181,10 +181,10 @@ class ProvenanceGuard:
         """Check a consequential call while untrusted content is in context."""
         name = getattr(tool, "name", str(tool))
         ctx = tool_context
-        session_id = ctx.session.id
         spec = self.consequential.get(name)
         if spec is None and not isinstance(tool, AgentTool):
             return None
+        session_id = ctx.session.id
         batch = batch_of(ctx)
         taint = (self._batches.get(batch) if batch else None) or read_taint(ctx.state, session_id)
         if isinstance(tool, AgentTool):
