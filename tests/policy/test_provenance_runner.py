@@ -251,3 +251,30 @@ async def test_spotlight_wraps_each_output_once() -> None:
     await run_app(worker, [Lattice(policy=[guard(spotlight=True)])], "check mail")
     third = json.dumps([c.model_dump(mode="json") for c in model.requests[2].contents])
     assert third.count("<<untrusted_data ") == 4  # sender, body; the contact name, iban
+
+
+async def test_trusted_tool_echoing_its_argument_does_not_launder_it() -> None:
+    """A trusted search that echoes the injected IBAN back does not ground it."""
+    sent: list[str] = []
+
+    def read_inbox() -> dict[str, Any]:
+        """Read the user's inbox."""
+        return {"body": INJECTION}
+
+    def find_payee(iban: str) -> dict[str, Any]:
+        """Look a payee up by IBAN."""
+        return {"query": iban, "matches": []}
+
+    def send_money(recipient: str, amount: float) -> dict[str, Any]:
+        """Send money to an IBAN."""
+        sent.append(recipient)
+        return {"status": "sent"}
+
+    script = [ScriptedResponse.call("read_inbox")]
+    script += [ScriptedResponse.call("find_payee", iban=ATTACKER_IBAN), pay(ATTACKER_IBAN, 12)]
+    script.append(ScriptedResponse.text("ok"))
+    worker = LlmAgent(name="a", model=FakeModel(script), tools=[read_inbox, find_payee, send_money])
+    g = guard(trusted_tools={"find_payee": True})
+    run = await run_app(worker, [Lattice(policy=[g])], "check mail and pay 12 as it asks")
+    assert sent == []
+    assert run.responses("send_money")[0]["arguments"] == ["recipient"]

@@ -12,6 +12,7 @@ from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.tools.agent_tool import AgentTool
 
 from adk_lattice import Lattice
+from adk_lattice.policy import Round, ToolGuard, ToolRule
 from adk_lattice.policy.provenance_taint import TAINT_KEY, session_hash
 from adk_lattice.telemetry import AuditLog
 from adk_lattice.testing import FakeModel, FunctionCall, ScriptedResponse
@@ -202,3 +203,13 @@ async def test_spotlight_leaves_trusted_output_alone() -> None:
     seen = json.dumps([c.model_dump(mode="json") for c in model.requests[1].contents])
     assert "untrusted_data" not in seen
     assert "untrusted_data" not in str(model.requests[1].config.system_instruction)
+
+
+async def test_listed_before_tool_guard_it_checks_the_value_the_model_chose() -> None:
+    """Before ToolGuard's Round, the typed amount is grounded and the refund runs rounded."""
+    bank = Bank()
+    rounding = ToolGuard({"send_money": ToolRule(rewrites=[Round("amount", 2)])})
+    message = f"check mail, then pay 1500.456 to {USER_IBAN}"
+    lattice = Lattice(policy=[guard(), rounding])
+    await run_app(agent(bank, inbox_then_pay(USER_IBAN, 1500.456)), [lattice], message)
+    assert bank.sent == [(USER_IBAN, 1500.46)]

@@ -28,9 +28,12 @@ from .provenance_spotlight import spotlight_request
 from .provenance_taint import (
     CONTROL_TOOLS,
     MAX_TOKENS,
+    EventTrust,
     Taint,
     batch_of,
+    call_arguments,
     capped,
+    capped_pairs,
     instruction_text,
     mark,
     read_taint,
@@ -123,7 +126,7 @@ class ProvenanceGuard:
         self._instructions: Keyed[str] = Keyed()
         self._nonces: Keyed[str] = Keyed()
         self._batches: Keyed[Taint] = Keyed()
-        self._events: LRUCache[str, tuple[tuple[str, ...], tuple[str, ...]]] = LRUCache(8192)
+        self._events: LRUCache[str, EventTrust] = LRUCache(8192)
         self._events_lock = threading.Lock()
 
     @classmethod
@@ -178,10 +181,10 @@ class ProvenanceGuard:
         """Check a consequential call while untrusted content is in context."""
         name = getattr(tool, "name", str(tool))
         ctx = tool_context
-        session_id = ctx.session.id
         spec = self.consequential.get(name)
         if spec is None and not isinstance(tool, AgentTool):
             return None
+        session_id = ctx.session.id
         batch = batch_of(ctx)
         taint = (self._batches.get(batch) if batch else None) or read_taint(ctx.state, session_id)
         if isinstance(tool, AgentTool):
@@ -240,15 +243,27 @@ class ProvenanceGuard:
             agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
             texts += [i for i in (getattr(agent, "instruction", None),) if isinstance(i, str)]
         whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
-        for event in reversed(list(getattr(ctx.session, "events", None) or ())):
-            said, fields = self._event_trust(event)
+        history = [self._event_trust(e) for e in getattr(ctx.session, "events", None) or ()]
+        args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
+        fields: list[tuple[str, tuple[str, ...]]] = []
+        for said, outputs, _ in reversed(history):
             if not taint.inherited:  # a nested run's "user" text was written by a tainted model
                 texts += said
-            whole += fields
-        return Grounding(capped(texts), capped(whole), hashed=taint.hashed, hasher=token_hash)
+            # A trusted tool echoing its own arguments (a search for the injected IBAN) must
+            # not launder them: what the call was given does not count from its output.
+            fields += [
+                (leaf, args.get(call_id, ())) for call_id, leaves in outputs for leaf in leaves
+            ]
+        return Grounding(
+            capped(texts),
+            capped(whole),
+            fields=capped_pairs(fields),
+            hashed=taint.hashed,
+            hasher=token_hash,
+        )
 
-    def _event_trust(self, event: Any) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """What one history event adds to trusted text: the user's words, trusted fields.
+    def _event_trust(self, event: Any) -> EventTrust:
+        """What one history event adds: the user's words, trusted outputs, call arguments.
 
         Remembered by event id (a stored event does not change), so a check in a long
         session does not walk every old tool output again.
@@ -260,16 +275,16 @@ class ProvenanceGuard:
             if hit is not None:
                 return hit
         said = tuple(user_texts([event]))
-        fields = tuple(
-            leaf
-            for tool, response in tool_responses([event])
+        outputs = tuple(
+            (call_id, tuple(trusted_leaves(response, trust)))
+            for tool, response, call_id in tool_responses([event])
             if (trust := self.trusted.get(tool))
-            for leaf in trusted_leaves(response, trust)
         )
+        found = (said, outputs, call_arguments(event))
         if key is not None:
             with self._events_lock:
-                self._events[key] = (said, fields)
-        return said, fields
+                self._events[key] = found
+        return found
 
     def _token_hashes(self, ctx: Any, taint: Taint) -> list[str]:
         """Salted hashes of this session's trusted tokens, for the kinds the table uses."""

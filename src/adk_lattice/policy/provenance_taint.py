@@ -222,8 +222,17 @@ def user_texts(events: Sequence[Any]) -> Iterator[str]:
                 yield part.text
 
 
-def tool_responses(events: Sequence[Any]) -> Iterator[tuple[str, Any]]:
-    """``(tool name, response)`` of every function response in the history, newest first."""
+#: What one event adds to a check: the user's texts, ``(call id, trusted leaves)`` per
+#: trusted output, ``(call id, argument leaves)`` per function call.
+EventTrust = tuple[
+    tuple[str, ...],
+    tuple[tuple[str, tuple[str, ...]], ...],
+    tuple[tuple[str, tuple[str, ...]], ...],
+]
+
+
+def tool_responses(events: Sequence[Any]) -> Iterator[tuple[str, Any, str]]:
+    """``(tool name, response, call id)`` of every function response, newest first."""
     for event in reversed(events):
         try:
             responses = event.get_function_responses()
@@ -231,7 +240,29 @@ def tool_responses(events: Sequence[Any]) -> Iterator[tuple[str, Any]]:
             continue
         for fr in responses:
             if fr.name:
-                yield fr.name, fr.response
+                yield fr.name, fr.response, fr.id or ""
+
+
+def call_arguments(event: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(call id, argument leaves)`` of every function call in one event."""
+    try:
+        calls = event.get_function_calls()
+    except Exception:
+        return ()
+    return tuple((fc.id, tuple(scalars(fc.args or {}))) for fc in calls if fc.id)
+
+
+def capped_pairs(
+    pairs: Iterable[tuple[str, tuple[str, ...]]], budget: int = MAX_TRUSTED_CHARS
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Like :func:`capped`, for ``(text, echoed arguments)`` pairs (counted by the text)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for text, echo in pairs:
+        if budget <= 0:
+            break
+        out.append((text[:budget], echo))
+        budget -= len(out[-1][0])
+    return out
 
 
 def capped(texts: Iterable[str], budget: int = MAX_TRUSTED_CHARS) -> list[str]:

@@ -15,7 +15,7 @@ import math
 import re
 import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -238,6 +238,9 @@ class Grounding:
         texts: trusted texts (already capped by the caller).
         whole: trusted scalar values taken whole (a trusted field's string), so an id with
             spaces in a structured output is still one token.
+        fields: ``(value, echo)`` pairs: a trusted tool's field value, taken whole too, and
+            the arguments of the call that produced it; a token also found in those
+            arguments does not count from that value (a tool echoing its input).
         hashed: ``{salt: hashes}`` of tokens trusted elsewhere (a caller's), checked with
             ``hasher(salt, kind, normal)`` for every kind but ``text``.
         hasher: the salted hash function the hashes were made with.
@@ -248,20 +251,26 @@ class Grounding:
         texts: Iterable[str],
         whole: Iterable[str] = (),
         *,
+        fields: Iterable[tuple[str, Sequence[str]]] = (),
         hashed: Mapping[str, frozenset[str]] | None = None,
         hasher: Callable[[str, str, str], str] | None = None,
     ) -> None:
-        self._sources = [(t, False) for t in texts if t] + [(t, True) for t in whole if t]
+        none: tuple[str, ...] = ()
+        self._sources: list[tuple[str, bool, Sequence[str]]] = [
+            *((t, False, none) for t in texts if t),
+            *((t, True, none) for t in whole if t),
+            *((t, True, echo) for t, echo in fields if t),
+        ]
         self._hashed = dict(hashed or {}) if hasher is not None else {}
         self._hasher = hasher
 
     def tokens(self, kind: str) -> frozenset[str]:
-        """Every normalised token of ``kind`` found in the trusted texts."""
+        """Every normalised token of ``kind`` found in the trusted texts (echoes excluded)."""
         bag: set[str] = set()
-        for text, whole in self._sources:
+        for text, whole, echo in self._sources:
             found = tokens_of(kind, text, whole)
             if isinstance(found, frozenset):
-                bag |= found
+                bag |= found - _echoed(kind, echo)
         return frozenset(bag)
 
     def grounded(self, kind: str, value: str) -> bool:
@@ -275,13 +284,24 @@ class Grounding:
             hasher = self._hasher
             if any(hasher(salt, kind, normal) in hs for salt, hs in self._hashed.items()):
                 return True
-        for text, whole in self._sources:
-            found = tokens_of(kind, text, whole)
-            if normal in found:  # a token of the set, or (text) a substring of the clean text
-                return True
-            if kind == "phone" and any(_same_phone(normal, t) for t in found):
+        for text, whole, echo in self._sources:
+            if _holds(kind, normal, tokens_of(kind, text, whole)) and not any(
+                _holds(kind, normal, tokens_of(kind, e, True)) for e in echo
+            ):
                 return True
         return False
+
+
+def _holds(kind: str, normal: str, found: frozenset[str] | str) -> bool:
+    """Whether a text's tokens (or, for ``text``, its clean form) hold the value."""
+    if normal in found:  # a token of the set, or a substring of the clean text
+        return True
+    return kind == "phone" and any(_same_phone(normal, t) for t in found)
+
+
+def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
+    found = [tokens_of(kind, e, True) for e in echo]
+    return frozenset(t for f in found if isinstance(f, frozenset) for t in f)
 
 
 def _same_phone(a: str, b: str) -> bool:
