@@ -14,7 +14,8 @@ from .injection_judge import JudgeDetector
 from .limits import CallLimits
 from .ner import PresidioEngine
 from .protect import ProtectState
-from .provenance import Consequential, ProvenanceGuard
+from .provenance import ProvenanceGuard
+from .provenance_config import Consequential
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
