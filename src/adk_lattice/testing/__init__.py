@@ -1,8 +1,9 @@
 """Test helpers for apps built on adk-lattice.
 
-A scripted model, real ADK contexts for calling handlers directly, a recording handler,
-a runner for integration tests, in-memory OpenTelemetry capture, and checks for
-model-facing tool text and state keys.
+A scripted model, a scripted Gemini API on loopback for ADK's real client, real ADK
+contexts for calling handlers directly, a recording handler, a runner for integration
+tests, in-memory OpenTelemetry capture, and checks for model-facing tool text and state
+keys.
 """
 
 from ._bans import DEFAULT_BANS, Ban, ban_violations
@@ -14,11 +15,20 @@ from ._contexts import (
     llm_response,
     tool_context,
 )
-from ._model import FakeModel, FunctionCall, ScriptedResponse, ScriptExhaustedError
+from ._gemini_api import LoopbackGemini
+from ._model import FakeModel
 from ._neutral import assert_tools_neutral, tool_findings
 from ._otel import MetricCapture, capture_metrics, capture_spans
 from ._recording import HookCall, RecordingHandler, returns_in_turn
 from ._runner import LatticeRunner
+from ._script import (
+    FunctionCall,
+    ScriptedResponse,
+    ScriptExhaustedError,
+    ScriptExhaustedWarning,
+    estimate_tokens,
+)
+from ._server import LoopbackRequest
 from ._state_keys import StateKeyFinding, undeclared_state_keys
 from ._tool_text import model_facing_text, undeclared_arg_refs
 
@@ -29,9 +39,12 @@ __all__ = [
     "FunctionCall",
     "HookCall",
     "LatticeRunner",
+    "LoopbackGemini",
+    "LoopbackRequest",
     "MetricCapture",
     "RecordingHandler",
     "ScriptExhaustedError",
+    "ScriptExhaustedWarning",
     "ScriptedResponse",
     "StateKeyFinding",
     "assert_tools_neutral",
@@ -39,6 +52,7 @@ __all__ = [
     "callback_context",
     "capture_metrics",
     "capture_spans",
+    "estimate_tokens",
     "function_tool",
     "invocation_context",
     "llm_request",
