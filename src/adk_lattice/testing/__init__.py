@@ -7,6 +7,7 @@ keys.
 """
 
 from ._bans import DEFAULT_BANS, Ban, ban_violations
+from ._cassette import CassetteError, RecordingModel
 from ._contexts import (
     callback_context,
     function_tool,
@@ -18,6 +19,7 @@ from ._contexts import (
 from ._gemini_api import LoopbackGemini
 from ._model import FakeModel
 from ._neutral import assert_tools_neutral, tool_findings
+from ._openai_api import LoopbackOpenAI
 from ._otel import MetricCapture, capture_metrics, capture_spans
 from ._recording import HookCall, RecordingHandler, returns_in_turn
 from ._runner import LatticeRunner
@@ -35,14 +37,17 @@ from ._tool_text import model_facing_text, undeclared_arg_refs
 __all__ = [
     "DEFAULT_BANS",
     "Ban",
+    "CassetteError",
     "FakeModel",
     "FunctionCall",
     "HookCall",
     "LatticeRunner",
     "LoopbackGemini",
+    "LoopbackOpenAI",
     "LoopbackRequest",
     "MetricCapture",
     "RecordingHandler",
+    "RecordingModel",
     "ScriptExhaustedError",
     "ScriptExhaustedWarning",
     "ScriptedResponse",

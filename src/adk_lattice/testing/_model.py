@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import copy
 from collections.abc import AsyncGenerator, Callable, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -16,6 +17,9 @@ from pydantic import PrivateAttr
 
 from ._script import Script, ScriptedResponse
 from ._wire import gemini_chunks, prompt_text_of_request
+
+if TYPE_CHECKING:
+    from ..policy import RedactPII
 
 
 class FakeModel(BaseLlm):
@@ -70,6 +74,30 @@ class FakeModel(BaseLlm):
             strict=self.strict,
             owner=f"FakeModel {self.model!r}",
         )
+
+    @classmethod
+    def from_cassette(
+        cls, path: str | Path, *, strict: bool = True, redact: RedactPII | None = None
+    ) -> FakeModel:
+        """A model that replays a cassette written by :class:`RecordingModel`.
+
+        Args:
+            path: the cassette file.
+            strict: each request must match the recorded one, normalised as the response
+                cache keys it (the call fails with a diff of the two otherwise), and a call
+                beyond the cassette fails; False answers in order without checking.
+            redact: scrubs each request before comparing; by default a scrubbed cassette is
+                compared with ``RedactPII()``'s defaults.
+
+        Returns:
+            A FakeModel named after the recorded model, scripted with the recorded answers.
+
+        Raises:
+            CassetteError: when the file is not a cassette.
+        """
+        from ._cassette import replay_model
+
+        return replay_model(cls, Path(path), strict=strict, redact=redact)
 
     @property
     def calls(self) -> int:
