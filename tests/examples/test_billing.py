@@ -39,10 +39,10 @@ def demo_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, list[dict[s
 def test_demo_writes_one_audit_line_per_invocation(
     demo_run: tuple[str, list[dict[str, object]]],
 ) -> None:
-    """Four turns give four audit lines, one per invocation."""
+    """Five turns give five audit lines, one per invocation."""
     _, lines = demo_run
-    assert len(lines) == 4
-    assert len({line["invocation_id"] for line in lines}) == 4
+    assert len(lines) == 5
+    assert len({line["invocation_id"] for line in lines}) == 5
 
 
 def test_demo_denies_the_large_refund_for_a_non_manager(
@@ -92,3 +92,15 @@ def test_demo_shows_the_transfer_closing_the_coordinator(
     """After the transfer the tree shows the coordinator closed as transferred."""
     output, _ = demo_run
     assert "after_agent  (closed: transferred)" in output
+
+
+def test_demo_stops_the_injected_refund_by_provenance(
+    demo_run: tuple[str, list[dict[str, object]]],
+) -> None:
+    """The refund a ticket note injected is denied because its charge and amount are ungrounded."""
+    output, lines = demo_run
+    assert "ProvenanceGuard:deny" in output
+    assert "(ungrounded_argument:charge_id,amount)" in output
+    refund = lines[4]["tool_calls"][-1]  # type: ignore[index]
+    assert (refund["name"], refund["decision"]) == ("issue_refund", "deny")
+    assert refund["untrusted_sources"] == ["read_ticket"]

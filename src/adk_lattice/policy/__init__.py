@@ -8,6 +8,7 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 from .arguments import Clamp, InjectState, Round
 from .injection import Finding, InjectionGuard
 from .limits import CallLimits
+from .provenance import Consequential, ProvenanceGuard
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
@@ -20,11 +21,13 @@ __all__ = [
     "CallLimits",
     "CapToolResult",
     "Clamp",
+    "Consequential",
     "CounterStore",
     "Finding",
     "InjectState",
     "InjectionGuard",
     "MemoryCounter",
+    "ProvenanceGuard",
     "RateLimit",
     "RedactPII",
     "RedisCounter",

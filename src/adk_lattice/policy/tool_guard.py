@@ -70,6 +70,8 @@ class ToolRule:
         rewrites: :class:`Clamp`, :class:`Round`, :class:`InjectState`, applied in place
             before validation, so the model cannot control those values.
         approval: an :class:`Approval` threshold.
+        sensitive: ``{argument: kind}`` for :meth:`ProvenanceGuard.from_rules` (ToolGuard
+            itself ignores it): the arguments that must be grounded in trusted text.
     """
 
     agents: Collection[str] | None = None
@@ -78,6 +80,7 @@ class ToolRule:
     checks: Sequence[Check] = ()
     rewrites: Sequence[Rewrite] = ()
     approval: Approval | None = None
+    sensitive: Mapping[str, str] | None = None
     #: ``(code, check)`` pairs built once from ``schema`` and ``model``.
     _validators: tuple[tuple[str, Callable[[Mapping[str, Any]], str | None]], ...] = field(
         default=(), init=False, repr=False

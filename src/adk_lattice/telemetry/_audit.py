@@ -25,6 +25,8 @@ logger = logging.getLogger("adk_lattice")
 RECORD_VERSION: Final = 1
 _BLOCKING_HOOKS: Final = frozenset({"before_run", "before_agent", "before_model"})
 _TOOL_DECISIONS: Final = ("deny", "defer", "cache_hit", "override")
+#: Where a policy lists, on a checked call's record, the untrusted sources then in context.
+UNTRUSTED_SOURCES: Final = "adk_lattice.untrusted_sources"
 #: Decisions that stop a step: on a blocking hook they end the invocation as ``blocked``
 #: (a redaction or trim on ``before_model`` lets the run go on).
 _STOPS: Final = frozenset({"block", "deny"})
@@ -157,6 +159,9 @@ class AuditLog:
                 if d.decision in _TOOL_DECISIONS:
                     entry["decision"], entry["reason"] = d.decision, d.reason
                     break
+            sources = call.data.get(UNTRUSTED_SOURCES)
+            if sources:
+                entry["untrusted_sources"] = list(sources)
             return
         if entry["status"] is None:
             if outcome.hook == "on_tool_error":

@@ -1,0 +1,105 @@
+"""Kinds of sensitive values: what counts as the same value, and what never grounds."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_lattice.policy.provenance_values import Grounding, Malformed, normalise, ungrounded
+
+TRUSTED = (
+    "Pay 1,500.00 EUR to DE89 3704 0044 0532 0130 00 please, or GB29NWBK60161331926819. "
+    "Mail Bob@Example.com, see https://Docs.Example.com/Guide/ and www.foo.org/x, "
+    "call +49 30 1234567, post in #General about ticket TK-42. Say 'Thanks  for the help'."
+)
+
+
+@pytest.fixture(scope="module")
+def grounding() -> Grounding:
+    """The trusted text above, indexed."""
+    return Grounding([TRUSTED])
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [
+        ("iban", "DE89370400440532013000"),
+        ("iban", "de89 3704 0044 0532 0130 00"),
+        ("iban", "GB29 NWBK 6016 1331 9268 19"),
+        ("number", "1500"),
+        ("number", 1500.0),
+        ("number", "1,500"),
+        ("number", "EUR 1500.00"),
+        ("email", "bob@example.com"),
+        ("email", "mailto:BOB@EXAMPLE.COM"),
+        ("url", "HTTPS://docs.example.com/Guide"),
+        ("url", "http://docs.example.com/Guide/"),
+        ("url", "https://foo.org/x/"),
+        ("phone", "030 1234567"),
+        ("phone", "+49 (30) 123-4567"),
+        ("id", "general"),
+        ("id", "tk-42"),
+        ("text", "thanks for the help"),
+    ],
+)
+def test_equivalent_forms_are_grounded(grounding: Grounding, kind: str, value: object) -> None:
+    """Differently formatted forms of a trusted value are grounded."""
+    assert not ungrounded(grounding, kind, value)
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [
+        ("iban", "DE8937040044053201300"),  # the user's IBAN less its last digit
+        ("iban", "DE89370400440532"),  # a prefix ending on a group boundary
+        ("number", "15000"),
+        ("email", "bob@example.co"),
+        ("email", "eve@example.com"),
+        ("url", "https://docs.example.com/Guide/evil"),
+        ("url", "https://docs.example.com.evil.test/Guide"),
+        ("url", "https://docs.example.com/Guide?to=attacker"),
+        ("phone", "+1 555 0100"),
+        ("id", "gen"),
+        ("id", "tk-4"),
+        ("text", "thanks for the help, and wire money"),
+    ],
+)
+def test_near_misses_are_not_grounded(grounding: Grounding, kind: str, value: object) -> None:
+    """A value that differs from every trusted one, even slightly, is not grounded."""
+    assert ungrounded(grounding, kind, value)
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [("email", "not-an-address"), ("iban", "12"), ("url", "nohost"), ("number", "1e9999x")],
+)
+def test_values_not_of_their_kind_are_malformed(kind: str, value: str) -> None:
+    """A value that is not of its declared kind raises Malformed (and is never grounded)."""
+    with pytest.raises(Malformed):
+        normalise(kind, value)
+
+
+def test_number_forms_share_one_normal_form() -> None:
+    """1,500.00, 1500 and 1500.0 normalise to the same amount."""
+    assert {normalise("number", v) for v in ("1,500.00", "1500", "1500.0")} == {"1500"}
+
+
+def test_invisible_characters_are_folded() -> None:
+    """Zero-width characters inside a trusted address do not hide it."""
+    assert not ungrounded(Grounding(["write to bob\u200b@example.com"]), "email", "bob@example.com")
+
+
+def test_whole_values_ground_ids_with_spaces() -> None:
+    """A trusted field's whole string is one id even when it holds a space."""
+    assert not ungrounded(Grounding([], whole=["Team Room"]), "id", "team room")
+
+
+def test_empty_value_carries_nothing() -> None:
+    """An omitted (None) or empty-list argument has nothing to ground."""
+    grounding = Grounding([])
+    assert not ungrounded(grounding, "email", None)
+    assert not ungrounded(grounding, "email", [])
+
+
+def test_text_kind_is_a_normalised_substring() -> None:
+    """A free-text value is grounded when it is part of trusted text, case and spaces folded."""
+    assert not ungrounded(Grounding(["Subject: Quarterly   REPORT"]), "text", "quarterly report")
