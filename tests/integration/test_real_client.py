@@ -59,6 +59,27 @@ async def test_redact_pii_holds_an_email_split_across_sse_chunks(
     assert redact.open_streams == 0
 
 
+async def test_redact_pii_scrubs_a_streamed_thought(loopback_gemini) -> None:
+    """An email in a thought part the API streams is scrubbed from the final response."""
+    loopback_gemini.script.append(S(thoughts=["Mail ann@example.com."], text_chunks=["Done."]))
+    events = await runner(loopback_gemini, policy=[RedactPII()]).run("hi", streaming=True)
+    (final,) = [e for e in events if not e.partial]
+    assert final.content is not None
+    thoughts = [p.text for p in final.content.parts or () if p.thought]
+    assert thoughts == ["Mail [REDACTED:EMAIL]."]
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known gap: RedactPII scrubs thoughts only in the final response"
+)
+async def test_redact_pii_scrubs_a_thought_in_a_streamed_chunk(loopback_gemini) -> None:
+    """No partial event shows an email from a thought part the API streams."""
+    loopback_gemini.script.append(S(thoughts=["Mail ann@example.com."], text_chunks=["Done."]))
+    events = await runner(loopback_gemini, policy=[RedactPII()]).run("hi", streaming=True)
+    streamed = [p.text for e in events if e.partial and e.content for p in e.content.parts or ()]
+    assert not any("ann@example.com" in (text or "") for text in streamed)
+
+
 async def test_cache_hit_skips_the_provider(loopback_gemini) -> None:
     """The same question in a new session is served from the cache, not the API."""
     loopback_gemini.script.append(S.text("Refunds take 5 days."))
@@ -139,21 +160,36 @@ async def test_error_mid_stream_frees_the_redaction_stream(loopback_gemini) -> N
     assert_balanced(recorder.outcomes)
 
 
-async def test_cancelling_mid_stream_closes_the_http_stream(loopback_gemini) -> None:
-    """Cancelling a run between SSE chunks closes the provider's connection."""
-    loopback_gemini.script.append(S(text_chunks=["one ", "two"], chunk_delay=30))
-    app = runner(loopback_gemini, policy=[RedactPII()])
+async def cancel_mid_stream(api: LoopbackGemini, app: LatticeRunner) -> None:
+    """Start a streamed run, cancel it once the first SSE chunk is out, wait for the cancel."""
     task = asyncio.create_task(app.run("hi", streaming=True))
     for _ in range(500):
-        if loopback_gemini.requests:
+        if api.requests:
             break
         await asyncio.sleep(0.01)
     await asyncio.sleep(0.2)  # the first chunk is out; the second is 30 s away
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_cancelling_mid_stream_closes_the_http_stream(loopback_gemini) -> None:
+    """Cancelling a run between SSE chunks closes the provider's connection."""
+    loopback_gemini.script.append(S(text_chunks=["one ", "two"], chunk_delay=30))
+    await cancel_mid_stream(loopback_gemini, runner(loopback_gemini, policy=[RedactPII()]))
     for _ in range(200):
         if loopback_gemini.cancelled_streams:
             break
         await asyncio.sleep(0.01)
     assert loopback_gemini.cancelled_streams == 1
+
+
+@pytest.mark.xfail(
+    strict=True, reason="known gap: no hook frees a streaming handler's state on cancel"
+)
+async def test_cancelling_mid_stream_frees_the_redaction_stream(loopback_gemini) -> None:
+    """A run cancelled between SSE chunks leaves RedactPII no held-back tail."""
+    loopback_gemini.script.append(S(text_chunks=["one ", "two"], chunk_delay=30))
+    redact = RedactPII()
+    await cancel_mid_stream(loopback_gemini, runner(loopback_gemini, policy=[redact]))
+    assert redact.open_streams == 0

@@ -314,3 +314,15 @@ async def test_works_as_the_model_of_an_llm_agent_in_a_runner() -> None:
         "Hello there."
     ]
     model.assert_consumed()
+
+
+async def test_thoughts_come_first_and_apart_from_the_answer() -> None:
+    """Scripted thoughts stream as thought parts, and the final keeps them apart from the text."""
+    model = FakeModel([ScriptedResponse(thoughts=["Check the charge."], text_chunks=["Done."])])
+    responses = await collect(model, llm_request("hi"), stream=True)
+    final = responses[-1]
+    assert final.content is not None
+    parts = [(p.thought, p.text) for p in final.content.parts or ()]
+    assert parts == [(True, "Check the charge."), (None, "Done.")]
+    assert final.usage_metadata is not None
+    assert final.usage_metadata.thoughts_token_count == 5

@@ -121,9 +121,9 @@ class RecordingModel(BaseLlm):
         os.replace(tmp, self.path)
 
 
-def _texts(response: dict[str, Any]) -> str:
+def _texts(response: dict[str, Any], thought: bool = False) -> str:
     parts = (response.get("content") or {}).get("parts") or ()
-    return "".join(p["text"] for p in parts if p.get("text") and not p.get("thought"))
+    return "".join(p["text"] for p in parts if p.get("text") and bool(p.get("thought")) == thought)
 
 
 def _turn(exchange: dict[str, Any], expect: Callable[[LlmRequest], object]) -> ScriptedResponse:
@@ -133,6 +133,8 @@ def _turn(exchange: dict[str, Any], expect: Callable[[LlmRequest], object]) -> S
     partial = [r for r in responses if r.get("partial")]
     final: dict[str, Any] = next((r for r in reversed(responses) if not r.get("partial")), {})
     chunks = [t for t in map(_texts, partial) if t] or [t for t in [_texts(final)] if t]
+    thoughts = [t for r in partial if (t := _texts(r, thought=True))]
+    thoughts = thoughts or [t for t in [_texts(final, thought=True)] if t]
     if error is not None and error.get("code") is None:
         message = f"recorded {error.get('type')} (message not recorded)"
         return ScriptedResponse(text_chunks=chunks, error=RuntimeError(message), expect=expect)
@@ -144,6 +146,7 @@ def _turn(exchange: dict[str, Any], expect: Callable[[LlmRequest], object]) -> S
     usage = final.get("usage_metadata")
     fields: dict[str, Any] = {
         "text_chunks": chunks,
+        "thoughts": thoughts,
         "function_calls": calls,
         "usage": usage is not None,
         "input_tokens": (usage or {}).get("prompt_token_count"),

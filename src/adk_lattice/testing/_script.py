@@ -61,6 +61,8 @@ class ScriptedResponse:
     Attributes:
         text_chunks: text emitted one chunk per partial response when streaming; the final
             response carries their concatenation.
+        thoughts: thought summaries sent before the answer, one chunk each when streaming
+            (``thought=True`` parts; the final response carries them merged, first).
         function_calls: calls the turn requests, as :class:`FunctionCall` or
             ``(name, args)`` pairs.
         input_tokens, output_tokens: the usage reported; when None, counted from the
@@ -80,6 +82,7 @@ class ScriptedResponse:
     """
 
     text_chunks: Sequence[str] = ()
+    thoughts: Sequence[str] = ()
     function_calls: Sequence[FunctionCall | tuple[str, Mapping[str, Any]]] = ()
     input_tokens: int | None = None
     output_tokens: int | None = None

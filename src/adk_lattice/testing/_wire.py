@@ -15,7 +15,7 @@ from typing import Any
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from ._script import ScriptedResponse
+from ._script import ScriptedResponse, estimate_tokens
 
 _ids = itertools.count(1)
 
@@ -71,17 +71,20 @@ def last_user_text_of_body(body: Mapping[str, Any]) -> str:
     return ""
 
 
-def _usage(counts: tuple[int, int] | None, final: bool) -> dict[str, Any] | None:
+def _usage(counts: tuple[int, int] | None, final: bool, thoughts: int = 0) -> dict[str, Any] | None:
     if counts is None:
         return None
     prompt, output = counts
     if not final:  # every chunk but the last reports the prompt only
         return {"promptTokenCount": prompt, "totalTokenCount": prompt}
-    return {
+    usage = {
         "promptTokenCount": prompt,
         "candidatesTokenCount": output,
-        "totalTokenCount": prompt + output,
+        "totalTokenCount": prompt + output + thoughts,
     }
+    if thoughts:  # Gemini counts thinking apart from the answer
+        usage["thoughtsTokenCount"] = thoughts
+    return usage
 
 
 def _call_part(call: Any) -> dict[str, Any]:
@@ -123,9 +126,13 @@ def gemini_chunks(
             blocked["usageMetadata"] = usage
         return [blocked]
     texts = list(turn.text_chunks)
-    if not stream and texts:
-        texts = ["".join(texts)]
-    groups: list[list[dict[str, Any]]] = [[{"text": t}] for t in texts]
+    thoughts = list(turn.thoughts)
+    if not stream:
+        texts, thoughts = [t for t in ["".join(texts)] if t], [t for t in ["".join(thoughts)] if t]
+    groups: list[list[dict[str, Any]]] = [[{"text": t, "thought": True}] for t in thoughts]
+    groups += [[{"text": t}] for t in texts]
+    if not stream and len(groups) == 2:
+        groups = [groups[0] + groups[1]]
     calls = [_call_part(c) for c in turn.calls()]
     if calls:
         if stream or not groups:
@@ -141,7 +148,7 @@ def gemini_chunks(
     candidate["finishReason"] = turn.effective_finish_reason() if known else "OTHER"
     if code is not None and turn.error_message:
         candidate["finishMessage"] = turn.error_message
-    usage = _usage(counts, True)
+    usage = _usage(counts, True, estimate_tokens("".join(turn.thoughts)))
     if usage is not None:
         last["usageMetadata"] = usage
     return chunks
