@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-compat bench soak lint format typecheck check clean docs
+.PHONY: demo test test-compat bench bench-security soak lint format typecheck check clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,15 @@ $(VENV)/.bench: $(STAMP) benchmarks/constraints.txt
 # and writes bench-results.json. redis-server on PATH adds the Redis hit latency.
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py bench-results.json
+
+$(VENV)/.bench-security: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,security-bench]'
+	touch $(VENV)/.bench-security
+
+# Attack success and benign utility with a worst-case obedient model, per injection style and
+# policy configuration; prints the table and writes security-results.json (docs/policy.md).
+bench-security: $(VENV)/.bench-security
+	$(BIN)/python -m benchmarks.security security-results.json
 
 # The long concurrency soak (500 sessions over 50 users, twice); a 40-session version runs in
 # `make test`. Pass options through SOAK_ARGS, e.g. `make soak SOAK_ARGS=--redis`.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
 
@@ -12,10 +12,11 @@ from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
 from ._config import config_from_env, read_config, read_config_name
+from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
 from ._handlers import Mode
 from ._hooks import HookName, Tier
-from ._records import CallRecord
+from ._records import CallRecord, tool_label
 from ._shadow import split_shadow
 from ._stack import StackCheck
 from ._tiers import build_tiers, close_members, default_telemetry
@@ -44,7 +45,9 @@ class Lattice(BasePlugin):
     Args:
         name: the plugin name ADK registers (``adk web --extra_plugins`` passes the dotted
             class path here).
-        policy: policy handlers; a failing one denies (fails closed).
+        policy: policy handlers; a failing one denies (fails closed). When a policy trusts
+            state keys (``state_keys``) and none is a ``ProtectState``, one protecting
+            those keys is put first.
         cache: cache handlers; a failing one is skipped (fails open).
         handlers: custom handlers; a failing one is skipped.
         telemetry: observers (objects with ``observe(outcome)``). ``None`` (the default)
@@ -113,11 +116,17 @@ class Lattice(BasePlugin):
                 from .telemetry import enable_tracing
 
                 enable_tracing(**loaded.tracing)
+        if isinstance(policy, Iterable) and not isinstance(policy, str | bytes):
+            # A policy trusting a state key gets that key protected from client writes.
+            from .policy.protect import with_protection
+
+            policy = with_protection(policy)
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
         tiers["telemetry"] = default_telemetry() if telemetry is None else telemetry
         chains, observers, members = build_tiers(tiers, timeout)
         chains, shadows = split_shadow(chains)
         self._members = members
+        self._coverage = CoverageCheck()
         self._idle = not observers and not any(chains.values()) and not shadows
         self._dispatch = Dispatcher(
             chains, observers, strict=strict, max_invocations=max_invocations, shadows=shadows
@@ -200,6 +209,7 @@ class Lattice(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
+        self._coverage.check(invocation_context)
         if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
@@ -368,7 +378,10 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = CallRecord(
-            tool_context.function_call_id, tool.name, tool_context.agent_name, inv.invocation_id
+            tool_context.function_call_id,
+            tool_label(tool),
+            tool_context.agent_name,
+            inv.invocation_id,
         )
         self._dispatch.records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}

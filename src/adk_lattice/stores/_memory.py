@@ -124,6 +124,8 @@ class MemoryStore(Store):
             count, expires = self._counters.get(key, (0, 0.0))
             if expires <= now:
                 self._counters.pop(key, None)  # a new window goes to the end of the order
+                if amount < 0:  # giving back to a window that is over: nothing to give
+                    return 0
                 if len(self._counters) >= self.max_counters and not self._purge_counters(now):
                     self._stats["counters_full"] += 1
                     if not self._counters_full:
