@@ -16,7 +16,15 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-ORDER = ("dispatch", "per_turn_text", "per_turn_tool", "cache", "throughput", "memory")
+ORDER = (
+    "dispatch",
+    "per_turn_text",
+    "per_turn_tool",
+    "cache",
+    "throughput",
+    "memory",
+    "detectors",
+)
 LABELS = {
     "bare": "bare ADK",
     "noop": "ADK + no-op BasePlugin",

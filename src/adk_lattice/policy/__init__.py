@@ -6,7 +6,10 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 """
 
 from .arguments import Clamp, InjectState, Round
-from .injection import Finding, InjectionGuard
+from .injection import InjectionGuard
+from .injection_classifier import ClassifierDetector
+from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
+from .injection_judge import JudgeDetector
 from .limits import CallLimits
 from .provenance import ProvenanceGuard
 from .provenance_config import Consequential
@@ -20,13 +23,17 @@ from .trim import TrimContext
 __all__ = [
     "Approval",
     "CallLimits",
+    "CallableDetector",
     "CapToolResult",
     "Clamp",
+    "ClassifierDetector",
     "Consequential",
     "CounterStore",
+    "Detector",
     "Finding",
     "InjectState",
     "InjectionGuard",
+    "JudgeDetector",
     "MemoryCounter",
     "ProvenanceGuard",
     "RateLimit",
@@ -34,6 +41,7 @@ __all__ = [
     "RedisCounter",
     "RequireState",
     "Round",
+    "RulesDetector",
     "ToolGuard",
     "ToolRule",
     "TrimContext",

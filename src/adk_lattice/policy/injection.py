@@ -2,253 +2,253 @@
 
 from __future__ import annotations
 
-import base64
-import binascii
-import inspect
-import json
 import logging
 import re
-import unicodedata
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from typing import Any, Final, Literal
 
-from cachetools import LRUCache
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from . import injection_memory as memory
 from ._common import Counts, record_denial, refusal, report
-from .injection_rules import RULES, Rule
+from .injection_detectors import (
+    Detector,
+    Finding,
+    RulesDetector,
+    UserDetector,
+    as_detector,
+)
 
 logger = logging.getLogger("adk_lattice.policy")
 
-#: A user detector: ``(text, source) -> reason or None``, sync or async. ``source`` is
-#: ``"user"`` or ``"tool:<name>"``.
-UserDetector = Callable[[str, str], Any]
-
-_INVISIBLE: Final = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
-_B64: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-#: Built-in families: safe to report as reason codes (a user detector's verdict may quote).
-_FAMILIES: Final = frozenset({r.family for r in RULES} | {"encoded_payload"})
-#: Verdicts on texts up to this long are remembered: each model call of a turn re-sends the
-#: same user turn and tool results, and scanning costs about 1 us per character.
-_MEMO_CHARS: Final = 8_192
-_MEMO_SIZE: Final = 1_024
-_HEX: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """Why a text was flagged: the family, the rule names, where it was found."""
-
-    family: str
-    rules: tuple[str, ...]
-    source: str = "user"
-    encoded: bool = False
-
-    @property
-    def code(self) -> str:
-        """A content-free reason code: the built-in family, else the detector's name."""
-        if self.family in _FAMILIES:
-            return self.family
-        return self.rules[0][:80] if self.rules else "detector"
-
-
-def normalize(text: str) -> str:
-    """NFKC-fold, drop invisible characters and collapse runs of spaces (not newlines)."""
-    text = unicodedata.normalize("NFKC", text)
-    text = _INVISIBLE.sub("", text)
-    return re.sub(r"[ \t]+", " ", text)
-
-
-def _decoded(text: str) -> Iterable[str]:
-    """Printable text hidden in base64 or hex runs of ``text``."""
-    for m in _B64.finditer(text):
-        token = m.group(0)
-        if token.isalpha() or token.isdigit():
-            continue  # plain words and numbers are not encodings
-        try:
-            raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_", validate=False)
-        except (binascii.Error, ValueError):
-            continue
-        yield from _printable(raw)
-    for m in _HEX.finditer(text):
-        digits = re.sub(r"\\x|[ :]", "", m.group(0))
-        try:
-            yield from _printable(bytes.fromhex(digits))
-        except ValueError:
-            continue
-
-
-def _printable(raw: bytes) -> Iterable[str]:
-    try:
-        s = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        return
-    if s and sum(c.isprintable() or c.isspace() for c in s) / len(s) > 0.95:
-        yield s
+#: Around each tool output, this much of its head and tail joins the others in the combined
+#: scan (each output is also scanned alone, in full): enough for any phrase to straddle.
+_SEAM: Final = 2_048
+_TOOL_NAME: Final = re.compile(r"^[A-Za-z0-9_.:+-]{1,200}$")
 
 
 class InjectionGuard:
     """``before_model``: inspect the newest user turn and the tool output since, refuse attacks.
 
-    Built-in detectors cover instruction override, jailbreak / role-play framing, system
-    prompt extraction, delimiter and chat-template smuggling, and any of those hidden in
-    base64 or hex. Add your own (a classifier, a hosted screening API) as callables::
+    What the model is about to read is checked: the newest user turn, each function response
+    added since (every string in it, keys included, never its JSON text), and all of those
+    responses joined, so an override split across parallel or successive tool results is
+    seen whole. Whatever was refused or withheld is remembered for the session (digests in
+    session state) and replaced by ``[withheld by policy]`` in every later request.
 
-        InjectionGuard(detectors=[my_classifier], message="I can't help with that request.")
+    Detectors run in order, the first finding decides; by default the built-in
+    :class:`~adk_lattice.policy.RulesDetector`. Add a classifier or a judge model::
+
+        InjectionGuard(detectors=[ClassifierDetector("path/to/model")])
 
     A refusal is a model-role answer; the reason is in its ``custom_metadata["adk_lattice"]``
-    (seen by observers in the Outcome) and in ``temp:adk_lattice.denial`` state. For
-    telemetry and audit a refusal is noted as ``deny`` and a withheld tool output as
-    ``rewrite``, each with the detector family (``instruction_override``, ``jailbreak_framing``,
-    ``encoded_payload``..., or a user detector's name) as the reason code.
+    and in ``temp:adk_lattice.denial`` state. Telemetry and audit see ``deny`` (refused) or
+    ``rewrite`` (withheld) with the finding's family code as the reason, never text.
 
     Args:
-        detectors: extra detectors ``(text, source) -> reason | None``, sync or async.
-        builtin: use the built-in detectors (default True).
+        detectors: detectors (objects with ``name`` and ``detect(text, source)``) or plain
+            functions ``(text, source) -> verdict | None``, sync or async.
+        builtin: run the built-in :class:`RulesDetector` first, unless ``detectors`` already
+            holds one (default True).
         scan_tools: also inspect function responses added since the newest user turn.
         on_tool: ``refuse`` the model call, or ``withhold`` the poisoned tool output
             (replaced by a notice) and let the model go on.
         message: what the user reads on a refusal.
-        max_chars: longest text inspected per part (the rest is cut, so a huge input cannot
-            stall the check).
+        max_chars: longest text scanned whole (user turn, one tool output, or the joined
+            tool outputs).
+        oversize: beyond ``max_chars``: ``refuse`` (fail closed, family ``oversize``), or
+            ``scan_ends`` (scan the first and last ``max_chars / 2`` characters only).
+        remember: keep refused and withheld content out of later requests (default True).
+        max_remembered: how many digests a session keeps (oldest forgotten first).
         name: the handler name.
 
+    Raises:
+        ValueError: on an unknown ``on_tool`` or ``oversize``, or a non-positive size.
+        TypeError: on a detector that is neither a detector nor callable.
+
     Attributes:
-        counts: ``checked``, ``refused``, ``withheld``, and ``family:<name>`` per finding.
+        counts: ``checked``, ``refused``, ``withheld``, ``stripped``, ``family:<name>``.
     """
 
     def __init__(
         self,
         *,
-        detectors: Sequence[UserDetector] = (),
+        detectors: Sequence[Detector | UserDetector] = (),
         builtin: bool = True,
         scan_tools: bool = True,
         on_tool: Literal["refuse", "withhold"] = "refuse",
         message: str = (
             "I can't act on that request: it looks like an attempt to change my instructions."
         ),
-        max_chars: int = 50_000,
+        max_chars: int = 100_000,
+        oversize: Literal["refuse", "scan_ends"] = "refuse",
+        remember: bool = True,
+        max_remembered: int = 256,
         name: str = "InjectionGuard",
     ) -> None:
         if on_tool not in ("refuse", "withhold"):
             raise ValueError("on_tool must be 'refuse' or 'withhold'")
-        for d in detectors:
-            if not callable(d):
-                raise TypeError(f"detector {d!r} is not callable")
-        self.detectors = tuple(detectors)
-        self.rules: tuple[Rule, ...] = RULES if builtin else ()
+        if oversize not in ("refuse", "scan_ends"):
+            raise ValueError("oversize must be 'refuse' or 'scan_ends'")
+        if max_chars < 2 or max_remembered < 1:
+            raise ValueError("max_chars must be >= 2 and max_remembered >= 1")
+        chain = [as_detector(d) for d in detectors]
+        rules = next((d for d in chain if isinstance(d, RulesDetector)), None)
+        if builtin and rules is None:
+            rules = RulesDetector()
+            chain.insert(0, rules)
+        self.detectors: tuple[Detector, ...] = tuple(chain)
+        self._rules = rules
         self.scan_tools = scan_tools
         self.on_tool = on_tool
         self.message = message
         self.max_chars = max_chars
+        self.oversize = oversize
+        self.remember = remember
+        self.max_remembered = max_remembered
         self.name = name
         self._counts = Counts()
-        # A benign verdict is stored as "" (None would read as a miss).
-        self._memo: LRUCache[tuple[str, str], Finding | str] = LRUCache(maxsize=_MEMO_SIZE)
 
     @property
     def counts(self) -> Mapping[str, int]:
-        """Counters: ``checked``, ``refused``, ``withheld``, ``family:<name>``."""
+        """Counters: ``checked``, ``refused``, ``withheld``, ``stripped``, ``family:<name>``."""
         return self._counts.snapshot()
 
-    def detect(self, text: str, source: str = "user", *, _depth: int = 0) -> Finding | None:
-        """The built-in verdict on one text: a :class:`Finding`, or None when it looks benign."""
-        if _depth == 0 and len(text) <= _MEMO_CHARS:
-            key = (source, text)
-            known = self._memo.get(key)
-            if known is None:
-                known = self._scan(text, source, 0) or ""
-                self._memo[key] = known
-            return known if isinstance(known, Finding) else None
-        return self._scan(text, source, _depth)
+    def detect(self, text: str, source: str = "user") -> Finding | None:
+        """The built-in rules' verdict on one text (None without them), for offline use."""
+        return self._rules.scan(text, source) if self._rules is not None else None
 
-    def _scan(self, text: str, source: str, _depth: int) -> Finding | None:
-        text = normalize(text[: self.max_chars])
-        score: dict[str, float] = {}
-        hits: dict[str, list[str]] = {}
-        # Tool output has no business addressing the assistant: weak signals count double there.
-        boost = 2.0 if source.startswith("tool:") else 1.0
-        for rule in self.rules:
-            if rule.pattern.search(text):
-                score[rule.family] = score.get(rule.family, 0.0) + rule.weight * boost
-                hits.setdefault(rule.family, []).append(rule.name)
-        total = sum(score.values())
-        if total >= 1.0:
-            family = max(score, key=lambda f: score[f])
-            names = tuple(n for f in hits for n in hits[f])
-            return Finding(family, names, source)
-        if _depth == 0 and self.rules:
-            for hidden in _decoded(text):
-                inner = self._scan(hidden, source, 1)
-                if inner is not None:
-                    return Finding("encoded_payload", inner.rules, source, encoded=True)
-        return None
+    async def check(self, text: str, source: str = "user") -> Finding | None:
+        """Every detector's verdict on one text, with the size cap applied; the first wins.
 
-    async def _check(self, text: str, source: str) -> Finding | None:
-        found = self.detect(text, source)
-        if found is not None:
-            return found
+        Args:
+            text: the text as the model would read it.
+            source: ``user`` or ``tool:<name>``.
+
+        Returns:
+            The first :class:`Finding`, or None when every detector passes the text.
+        """
+        return await self._check(text, source, too_big=False)
+
+    async def _check(self, text: str, source: str, *, too_big: bool) -> Finding | None:
+        if not too_big and not text.strip():
+            return None  # nothing to read: spare the classifier and the judge a call
+        if too_big or len(text) > self.max_chars:
+            if self.oversize == "refuse":
+                return Finding("oversize", ("max_chars",), source)
+            half = self.max_chars // 2
+            text = text[:half] + "\n" + text[-half:]
         for d in self.detectors:
-            verdict = d(text[: self.max_chars], source)
-            if inspect.isawaitable(verdict):
-                verdict = await verdict
-            if verdict:
-                name = getattr(d, "__name__", type(d).__name__)
-                family = verdict if isinstance(verdict, str) else name
-                return Finding(family[:80], (name,), source)
+            found = await d.detect(text, source)
+            if found is not None:
+                return found
         return None
 
     async def before_model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
         """Refuse (or withhold a poisoned tool output) when the request carries an attack."""
         contents: list[types.Content] = list(llm_request.contents or [])
-        newest = _newest_user_turn(contents)
         self._counts.bump("checked")
+        newest = _newest_user_turn(contents)
+        state = getattr(callback_context, "state", None)
         if newest is not None:
-            text = "\n".join(p.text for p in contents[newest].parts or [] if p.text)
-            found = await self._check(text, "user") if text else None
+            parts = contents[newest].parts or []
+            text = "\n".join(memory.texts_of(parts))
+            found = await self.check(text, "user") if text else None
             if found is not None:
+                self._remember(state, [memory.text_digest(t) for t in memory.texts_of(parts)])
                 return self._refuse(callback_context, found)
-        if not self.scan_tools:
-            return None
-        start = 0 if newest is None else newest + 1
-        withheld: list[str] = []
-        for content in contents[start:]:
-            for part in content.parts or []:
-                fr = part.function_response
-                if fr is None:
-                    continue
-                found = await self._check(_flatten(fr.response), f"tool:{fr.name}")
-                if found is None:
-                    continue
-                if self.on_tool == "refuse":
-                    return self._refuse(callback_context, found)
-                self._withhold(callback_context, fr, found)
-                if found.code not in withheld:
-                    withheld.append(found.code)
-        if withheld:
-            report(callback_context, "rewrite", self.name, ",".join(withheld))
+        if self.scan_tools:
+            start = 0 if newest is None else newest + 1
+            refused = await self._scan_tools(callback_context, contents, start)
+            if refused is not None:
+                return refused
+        if self.remember and state is not None:
+            stripped = memory.strip(contents, memory.known(state), self.name)
+            if stripped:
+                self._counts.bump(*["stripped"] * stripped)
+                report(callback_context, "rewrite", self.name, "withheld_earlier")
+        if llm_request.contents is not None:
+            llm_request.contents[:] = contents
         return None
 
+    async def _scan_tools(
+        self, ctx: Any, contents: list[types.Content], start: int
+    ) -> LlmResponse | None:
+        """Check each function response since ``start`` alone, then all of them joined."""
+        window: list[tuple[int, int, types.FunctionResponse, str, str, bool]] = []
+        for i in range(start, len(contents)):
+            for j, part in enumerate(contents[i].parts or []):
+                fr = part.function_response
+                if fr is not None:
+                    window.append((i, j, fr, *memory.scan_text(fr.response)))
+        codes: list[str] = []
+        live = []
+        state = getattr(ctx, "state", None)
+        for i, j, fr, text, values, too_big in window:
+            # More nodes than can be walked counts as longer than max_chars.
+            found = await self._check(text, _tool_source(fr.name), too_big=too_big)
+            if found is None:
+                live.append((i, j, fr, values))
+                continue
+            if self.on_tool == "refuse":
+                self._remember(state, [memory.response_digest(fr)])
+                return self._refuse(ctx, found)
+            self._withhold(ctx, contents, [(i, j, fr)], found)
+            codes.append(found.code)
+        if len(live) > 1:
+            joined = "\n".join(_ends(text) for *_, text in live)
+            names = "+".join(sorted({fr.name or "" for _, _, fr, _ in live}))
+            found = await self.check(joined, _tool_source(names))
+            if found is not None:
+                if self.on_tool == "refuse":
+                    self._remember(state, [memory.response_digest(w[2]) for w in live])
+                    return self._refuse(ctx, found)
+                self._withhold(ctx, contents, [w[:3] for w in live], found)
+                codes.append(found.code)
+        if codes:
+            report(ctx, "rewrite", self.name, ",".join(dict.fromkeys(codes)))
+        return None
+
+    def _remember(self, state: Any, digests: list[str]) -> None:
+        if self.remember and state is not None and digests:
+            memory.remember(state, digests, self.max_remembered)
+
     def _refuse(self, ctx: Any, found: Finding) -> LlmResponse:
-        self._counts.bump("refused", f"family:{found.family}")
-        detail = {"family": found.family, "rules": list(found.rules), "source": found.source}
+        self._counts.bump("refused", f"family:{found.code}")
+        detail = {"family": found.code, "rules": list(found.rules), "source": found.source}
         logger.info("adk_lattice: %s refused a model call: %s", self.name, detail)
         record_denial(ctx, self.name, "prompt_injection", **detail)
         report(ctx, "deny", self.name, found.code)
         return refusal(self.name, "prompt_injection", self.message, **detail)
 
-    def _withhold(self, ctx: Any, fr: types.FunctionResponse, found: Finding) -> None:
-        self._counts.bump("withheld", f"family:{found.family}")
-        detail = {"family": found.family, "rules": list(found.rules), "source": found.source}
+    def _withhold(
+        self,
+        ctx: Any,
+        contents: list[types.Content],
+        where: Sequence[tuple[int, int, types.FunctionResponse]],
+        found: Finding,
+    ) -> None:
+        self._counts.bump(*["withheld"] * len(where), f"family:{found.code}")
+        detail = {"family": found.code, "rules": list(found.rules), "source": found.source}
         record_denial(ctx, self.name, "prompt_injection_withheld", **detail)
-        fr.response = {
-            "status": "withheld",
-            "reason": "the tool output contained instructions aimed at the assistant "
-            f"({found.family}) and was withheld",
-            "policy": self.name,
-        }
+        self._remember(getattr(ctx, "state", None), [memory.response_digest(w[2]) for w in where])
+        for i, j, fr in where:
+            parts = list(contents[i].parts or [])
+            parts[j] = types.Part(function_response=memory.withheld(fr, self.name, found.code))
+            contents[i] = types.Content(role=contents[i].role, parts=parts)
+
+
+def _tool_source(name: str | None) -> str:
+    """``tool:<name>`` when the name is a plain identifier (it goes into logs and audit)."""
+    return f"tool:{name}" if name and _TOOL_NAME.match(name) else "tool:unnamed"
+
+
+def _ends(text: str) -> str:
+    """``text``, or its head and tail when long: enough for a phrase to straddle a seam."""
+    if len(text) <= 2 * _SEAM:
+        return text
+    return text[:_SEAM] + "\n" + text[-_SEAM:]
 
 
 def _newest_user_turn(contents: Sequence[types.Content]) -> int | None:
@@ -258,15 +258,3 @@ def _newest_user_turn(contents: Sequence[types.Content]) -> int | None:
         if c.role == "user" and any(p.text and not p.thought for p in c.parts or []):
             return i
     return None
-
-
-def _flatten(value: Any) -> str:
-    """All the text in a function response, for scanning."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        return str(value)

