@@ -31,7 +31,11 @@ async def clients(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
             store = SQLiteStore(tmp_path / "counters.sqlite3")
         else:
             server = request.getfixturevalue("redis_server")
-            store = RedisStore(server.url, namespace=namespace)
+            # Generous timeouts: these tests are about counting, and a loaded machine can
+            # take longer than the production default to open 100 connections at once.
+            store = RedisStore(
+                server.url, namespace=namespace, connect_timeout=10, socket_timeout=10
+            )
         made.append(store)
         return store
 
