@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import logging
 import time
+import traceback
 from collections import Counter
 from typing import Any, Final
 
@@ -25,6 +26,16 @@ DENIAL_TEXT: Final = (
 
 class ReturnGuardError(TypeError):
     """A handler returned a value of the wrong type, or a suspicious empty one (strict mode)."""
+
+
+def stack_of(exc: BaseException) -> str:
+    """Where ``exc`` was raised (file, line, function, code), never its message.
+
+    An exception's message may quote what the model or the user sent
+    (``invalid literal for int(): '<value>'``), so logs carry its type and this stack only.
+    """
+    frames = traceback.format_list(traceback.extract_tb(exc.__traceback__))
+    return ("\n" + "".join(frames).rstrip()) if frames else ""
 
 
 def guard(hook: HookName, value: Any) -> str | None:
@@ -127,14 +138,14 @@ async def run_chain(
             if b.on_error == "raise":
                 raise
             logger.error(
-                "adk_lattice: %s handler %r %s in %s (%s); %s",
+                "adk_lattice: %s handler %r %s in %s (%s); %s%s",
                 b.tier,
                 b.name,
                 "timed out" if timed_out else "raised",
                 hook,
                 type(exc).__name__,
                 "denying" if b.on_error == "deny" else "skipping it",
-                exc_info=not timed_out,
+                "" if timed_out else stack_of(exc),
             )
             if b.on_error == "deny":
                 return denial(hook, b.name), b, True

@@ -15,11 +15,18 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ._chain import run_chain
+from ._chain import run_chain, stack_of
 from ._handlers import Bound
 from ._hooks import HookName
 from ._outcome import Outcome, Step, SynthReason
-from ._records import CallRecord, InvocationRecord, Records, _current_call, call_key
+from ._records import (
+    CallRecord,
+    InvocationRecord,
+    Records,
+    _current_call,
+    call_key,
+    tool_label,
+)
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -181,10 +188,10 @@ class Dispatcher:
         self, inv: InvocationRecord, tool: BaseTool, ctx: ToolContext, *, close: bool
     ) -> CallRecord:
         fcid = ctx.function_call_id
-        key = call_key(fcid, tool.name)
+        key = call_key(fcid, tool_label(tool))
         call = inv.open_calls.pop(key, None) if close else inv.open_calls.get(key)
         if call is None:  # another plugin short-circuited before_tool ahead of us
-            call = CallRecord(fcid, tool.name, ctx.agent_name, inv.invocation_id)
+            call = CallRecord(fcid, tool_label(tool), ctx.agent_name, inv.invocation_id)
             if not close:
                 self.records.open_call(inv, call)
         return call
@@ -327,8 +334,14 @@ class Dispatcher:
                 result = o.call(outcome)
                 if o.is_async or (result is not None and inspect.isawaitable(result)):
                     await (asyncio.wait_for(result, o.timeout) if o.timeout else result)
-            except Exception:
+            except Exception as exc:
                 self.stats[("observer_error", outcome.hook, o.name)] += 1
                 if o.on_error == "raise":
                     raise
-                logger.exception("adk_lattice: observer %r failed on %s", o.name, outcome.hook)
+                logger.error(
+                    "adk_lattice: observer %r failed on %s (%s)%s",
+                    o.name,
+                    outcome.hook,
+                    type(exc).__name__,
+                    stack_of(exc),
+                )

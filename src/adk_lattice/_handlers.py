@@ -115,6 +115,24 @@ def handler_name(handler: Any) -> str:
     return type(handler).__name__
 
 
+def check_unique(names: dict[str, str], obj: Any, tier: Tier) -> None:
+    """Record ``obj``'s name in ``names`` (name -> tier); refuse a name already taken.
+
+    Telemetry, audit and counters tell handlers apart by name, and a ``RateLimit`` keys its
+    counters by it: two handlers under one name would share both.
+
+    Raises:
+        ValueError: when another handler of the lattice has the same name.
+    """
+    name = handler_name(obj)
+    if name in names:
+        raise ValueError(
+            f"two handlers are named {name!r} (in {names[name]} and {tier}): give each a "
+            f"distinct name= (e.g. {type(obj).__name__}(..., name='{name}_2'))"
+        )
+    names[name] = tier
+
+
 def _names(value: Any, what: str, owner: str) -> frozenset[str] | None:
     if value is None:
         return None

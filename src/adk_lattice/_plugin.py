@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, final
 from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
+from ._coverage import CoverageCheck
 from ._dispatch import (
     DENY_RUN,
     Dispatcher,
@@ -21,9 +22,9 @@ from ._dispatch import (
     remove_open,
     why,
 )
-from ._handlers import Bound, bind
+from ._handlers import Bound, bind, check_unique
 from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
-from ._records import CallRecord
+from ._records import CallRecord, tool_label
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -63,7 +64,9 @@ class Lattice(BasePlugin):
     Args:
         name: the plugin name ADK registers (``adk web --extra_plugins`` passes the dotted
             class path here).
-        policy: policy handlers; a failing one denies (fails closed).
+        policy: policy handlers; a failing one denies (fails closed). When a policy trusts
+            state keys (``state_keys``) and none is a ``ProtectState``, one protecting
+            those keys is put first.
         cache: cache handlers; a failing one is skipped (fails open).
         handlers: custom handlers; a failing one is skipped.
         telemetry: observers (objects with ``observe(outcome)``). ``None`` (the default)
@@ -78,7 +81,7 @@ class Lattice(BasePlugin):
 
     Raises:
         TypeError: when a handler has no hook method, or is a bare function (use ``on``).
-        ValueError: on a bad handler option.
+        ValueError: on a bad handler option, or two handlers with one name.
     """
 
     def __init__(
@@ -94,17 +97,24 @@ class Lattice(BasePlugin):
         max_invocations: int = 4096,
     ) -> None:
         super().__init__(name)
+        if isinstance(policy, Iterable) and not isinstance(policy, str | bytes):
+            # A policy trusting a state key gets that key protected from client writes.
+            from .policy.protect import with_protection
+
+            policy = with_protection(policy)
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
         tiers["telemetry"] = _default_telemetry() if telemetry is None else telemetry
         chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
         observers: list[Bound] = []
         members: list[Any] = []
+        names: dict[str, str] = {}
         for tier in (*DECIDER_TIERS, "telemetry"):
             entries = tiers[tier]
             if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
                 raise TypeError(f"{tier}= takes a list of handlers, got {type(entries).__name__}")
             for obj in entries:
                 hooks, observer = bind(obj, tier, timeout)
+                check_unique(names, obj, tier)
                 for hook, bound in hooks.items():
                     chains[hook].append(bound)
                 if observer is not None:
@@ -112,6 +122,7 @@ class Lattice(BasePlugin):
                 members.append(obj)
         frozen = {h: tuple(c) for h, c in chains.items()}
         self._members = tuple(members)
+        self._coverage = CoverageCheck()
         self._idle = not observers and not any(frozen.values())
         self._dispatch = Dispatcher(
             frozen, tuple(observers), strict=strict, max_invocations=max_invocations
@@ -156,6 +167,7 @@ class Lattice(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
+        self._coverage.check(invocation_context)
         if self._idle:
             return None
         inv = self._dispatch.invocation(invocation_context)
@@ -324,7 +336,10 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = CallRecord(
-            tool_context.function_call_id, tool.name, tool_context.agent_name, inv.invocation_id
+            tool_context.function_call_id,
+            tool_label(tool),
+            tool_context.agent_name,
+            inv.invocation_id,
         )
         self._dispatch.records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}

@@ -5,19 +5,22 @@ model-role answer for agent and model hooks), counted on the policy's ``counts``
 identity, roles and tenants are read only through declared :class:`~adk_lattice.state.StateKey`.
 """
 
+from .approval import Approval
 from .arguments import Clamp, InjectState, Round
 from .injection import InjectionGuard
 from .injection_classifier import ClassifierDetector
 from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
 from .injection_judge import JudgeDetector
 from .limits import CallLimits
+from .protect import ProtectState
 from .provenance import ProvenanceGuard
 from .provenance_config import Consequential
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
 from .results import CapToolResult
-from .tool_guard import Approval, ToolGuard, ToolRule
+from .sums import SumLimit
+from .tool_guard import ToolGuard, ToolRule
 from .trim import TrimContext
 
 __all__ = [
@@ -35,6 +38,7 @@ __all__ = [
     "InjectionGuard",
     "JudgeDetector",
     "MemoryCounter",
+    "ProtectState",
     "ProvenanceGuard",
     "RateLimit",
     "RedactPII",
@@ -42,6 +46,7 @@ __all__ = [
     "RequireState",
     "Round",
     "RulesDetector",
+    "SumLimit",
     "ToolGuard",
     "ToolRule",
     "TrimContext",

@@ -119,6 +119,8 @@ class ProvenanceGuard:
         for key in self.trusted_state:
             if not isinstance(key, StateKey):
                 raise TypeError(f"trusted_state takes StateKey objects, not {type(key).__name__}")
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys = self.trusted_state
         self.on_ungrounded = on_ungrounded
         self.spotlight = spotlight
         self.name = name
