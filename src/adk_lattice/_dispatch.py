@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ._chain import run_chain, stack_of
+from ._chain import FailCode, run_chain, stack_of
 from ._handlers import Bound
 from ._hooks import HookName
 from ._outcome import Outcome, Step, SynthReason
@@ -49,7 +49,7 @@ class Decision(NamedTuple):
     hook: HookName
     value: Any
     bound: Bound | None
-    failed: bool
+    failed: FailCode | None  # why the lattice denied for a failing handler, else None
 
     @property
     def acted_by(self) -> str | None:
@@ -244,7 +244,7 @@ class Dispatcher:
                     function_call_id=call.function_call_id if call is not None else None,
                     tool=call.tool if call is not None else None,
                     partial=partial,
-                    reason="handler_error" if failed else None,
+                    reason=failed,
                     denied=decision.denied,
                     error=error,
                     invocation=inv,
@@ -313,10 +313,14 @@ class Dispatcher:
     async def close_open(self, inv: InvocationRecord, reason: SynthReason | None) -> None:
         """Synthesize the ends ADK skipped, innermost first: tool calls, models, agents."""
         close: SynthReason = reason or "abandoned"
+        # A tool call still open when its run fails was interrupted by the failure: its task
+        # was cancelled (ADK 2.13 reports that with on_tool_error(CancelledError), which
+        # closes the call earlier; older releases report nothing).
+        interrupted: SynthReason = "cancelled" if close == "error" else close
         while inv.open_calls:
             _, call = inv.open_calls.popitem()
             args = {"tool": None, "tool_args": None, "tool_context": None, "result": None}
-            await self.synthesize("after_tool", args, inv, call.agent, close, call=call)
+            await self.synthesize("after_tool", args, inv, call.agent, interrupted, call=call)
         while inv.open_models:
             agent, opened = inv.open_models.pop()
             args = {"callback_context": opened["callback_context"], "llm_response": None}

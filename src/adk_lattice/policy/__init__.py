@@ -12,6 +12,7 @@ from .injection_classifier import ClassifierDetector
 from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
 from .injection_judge import JudgeDetector
 from .limits import CallLimits
+from .ner import PresidioEngine
 from .protect import ProtectState
 from .provenance import ProvenanceGuard
 from .provenance_config import Consequential
@@ -38,6 +39,7 @@ __all__ = [
     "InjectionGuard",
     "JudgeDetector",
     "MemoryCounter",
+    "PresidioEngine",
     "ProtectState",
     "ProvenanceGuard",
     "RateLimit",
