@@ -69,9 +69,6 @@ async def test_redact_pii_scrubs_a_streamed_thought(loopback_gemini) -> None:
     assert thoughts == ["Mail [REDACTED:EMAIL]."]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="known gap: RedactPII scrubs thoughts only in the final response"
-)
 async def test_redact_pii_scrubs_a_thought_in_a_streamed_chunk(loopback_gemini) -> None:
     """No partial event shows an email from a thought part the API streams."""
     loopback_gemini.script.append(S(thoughts=["Mail ann@example.com."], text_chunks=["Done."]))
