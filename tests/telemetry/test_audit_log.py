@@ -68,7 +68,9 @@ async def test_record_counts_model_calls_and_tokens() -> None:
     audit, records = _audit()
     root = agent(
         "root",
-        ScriptedResponse(function_calls=[("lookup", {"charge_id": "c"})], input_tokens=10),
+        ScriptedResponse(
+            function_calls=[("lookup", {"charge_id": "c"})], input_tokens=10, output_tokens=3
+        ),
         ScriptedResponse.text("done", input_tokens=20, output_tokens=4),
         tools=[lookup],
     )
@@ -77,7 +79,7 @@ async def test_record_counts_model_calls_and_tokens() -> None:
         "count": 2,
         "cache_hits": 0,
         "input_tokens": 30,
-        "output_tokens": 4,
+        "output_tokens": 7,
     }
 
 
