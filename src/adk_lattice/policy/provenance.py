@@ -135,6 +135,13 @@ class ProvenanceGuard:
     def from_rules(cls, rules: Mapping[str, ToolRule], **options: Any) -> ProvenanceGuard:
         """Build the guard from a :class:`ToolGuard` table's ``ToolRule(sensitive=...)``.
 
+        Args:
+            rules: the ``ToolGuard`` table; rules without ``sensitive`` are skipped.
+            options: the other constructor arguments (``trusted_tools``, ...).
+
+        Returns:
+            A guard with one :class:`Consequential` per rule that declares arguments.
+
         Raises:
             ValueError: when no rule declares sensitive arguments, or on a bad kind.
         """
