@@ -134,14 +134,12 @@ class LoopbackGemini(LoopbackServer):
             client_kwargs = dict(kwargs.pop("client_kwargs", None) or {})
             client_kwargs.setdefault("api_key", self.api_key or "loopback-key")
             kwargs["client_kwargs"] = client_kwargs
-        client_kwargs = kwargs.get("client_kwargs")
-        if client_kwargs and client_kwargs.get("http_options") is not None:
+        given: dict[str, Any] = kwargs.get("client_kwargs") or {}
+        if given.get("http_options") is not None:
             # Older ADK releases let client_kwargs' http_options replace base_url's: carry
             # the server's address inside them too.
-            kwargs["client_kwargs"] = {
-                **client_kwargs,
-                "http_options": _with_base_url(client_kwargs["http_options"], self.url),
-            }
+            options = _with_base_url(given["http_options"], self.url)
+            kwargs["client_kwargs"] = {**given, "http_options": options}
         return Gemini(model=name, base_url=self.url, **kwargs)
 
     def assert_consumed(self) -> None:
