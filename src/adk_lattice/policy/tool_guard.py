@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from .._records import tool_label
 from ..state import StateKey
-from ._common import Counts, report, tool_denial
+from ._common import Counts, ask_person, report, tool_denial
 from .approval import Approval
 from .arguments import (
     Check,
@@ -251,16 +251,8 @@ class ToolGuard:
             self._counts.bump("allowed", "approved_by_role" if code == "role" else "approved")
             return None
         if verdict == "defer":
-            ctx.request_confirmation(hint=approval.hint, payload={"tool": name})
             self._counts.bump("pending_approval")
-            report(ctx, "defer", self.name, "approval_required")
-            return {
-                "status": "pending_approval",
-                "reason": f"this {name} call waits for a person to approve it",
-                "code": "approval_required",
-                "policy": self.name,
-                "tool": name,
-            }
+            return ask_person(ctx, self.name, name, "approval_required", approval.hint)
         if code == "approval_required":
             who = f" ({approval.role.name})" if approval.role is not None else ""
             reason = f"this {name} call needs approval by an authorised person{who}"
