@@ -24,6 +24,7 @@ ORDER = (
     "throughput",
     "memory",
     "detectors",
+    "redact",
 )
 LABELS = {
     "bare": "bare ADK",
@@ -31,6 +32,7 @@ LABELS = {
     "empty": "empty Lattice",
     "telemetry": "Lattice, telemetry only",
     "bundle": "Lattice, realistic bundle",
+    "bundle_shadow": "the bundle, InjectionGuard and RedactPII in shadow mode",
     "openinference": "openinference-instrumentation-google-adk",
 }
 

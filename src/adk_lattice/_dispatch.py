@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ._chain import run_chain, stack_of
+from ._chain import FailCode, run_chain, stack_of
 from ._handlers import Bound
 from ._hooks import HookName
 from ._outcome import Outcome, Step, SynthReason
@@ -27,6 +27,7 @@ from ._records import (
     call_key,
     tool_label,
 )
+from ._shadow import ShadowRun, run_shadow
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -49,7 +50,7 @@ class Decision(NamedTuple):
     hook: HookName
     value: Any
     bound: Bound | None
-    failed: bool
+    failed: FailCode | None  # why the lattice denied for a failing handler, else None
 
     @property
     def acted_by(self) -> str | None:
@@ -107,6 +108,7 @@ class Dispatcher:
         observers: every observer, in order.
         strict: raise on a bad return instead of ignoring it.
         max_invocations: how many invocations may be open before the oldest is abandoned.
+        shadows: the shadow handlers per hook (``mode="shadow"``), run on copies.
     """
 
     def __init__(
@@ -116,8 +118,10 @@ class Dispatcher:
         *,
         strict: bool,
         max_invocations: int,
+        shadows: dict[HookName, tuple[Bound, ...]] | None = None,
     ) -> None:
         self.chains = chains
+        self.shadows = shadows or {}
         self.observers = observers
         self.observe_partial = any(o.partial for o in observers)
         self.strict = strict
@@ -215,6 +219,17 @@ class Dispatcher:
             agent = call.agent
             token = _current_call.set(call)
         try:
+            shadow: tuple[ShadowRun, ...] = ()
+            if self.shadows.get(hook):
+                shadow = await run_shadow(
+                    self.shadows[hook],
+                    hook,
+                    kwargs,
+                    agent=agent,
+                    tool=call.tool if call is not None else None,
+                    partial=partial,
+                    stats=self.stats,
+                )
             value, bound, failed = await run_chain(
                 self.chains[hook],
                 hook,
@@ -244,12 +259,13 @@ class Dispatcher:
                     function_call_id=call.function_call_id if call is not None else None,
                     tool=call.tool if call is not None else None,
                     partial=partial,
-                    reason="handler_error" if failed else None,
+                    reason=failed,
                     denied=decision.denied,
                     error=error,
                     invocation=inv,
                     call=call,
                     duration=time.perf_counter() - start,
+                    shadow=shadow,
                 )
             )
         return decision
@@ -313,10 +329,14 @@ class Dispatcher:
     async def close_open(self, inv: InvocationRecord, reason: SynthReason | None) -> None:
         """Synthesize the ends ADK skipped, innermost first: tool calls, models, agents."""
         close: SynthReason = reason or "abandoned"
+        # A tool call still open when its run fails was interrupted by the failure: its task
+        # was cancelled (ADK 2.13 reports that with on_tool_error(CancelledError), which
+        # closes the call earlier; older releases report nothing).
+        interrupted: SynthReason = "cancelled" if close == "error" else close
         while inv.open_calls:
             _, call = inv.open_calls.popitem()
             args = {"tool": None, "tool_args": None, "tool_context": None, "result": None}
-            await self.synthesize("after_tool", args, inv, call.agent, close, call=call)
+            await self.synthesize("after_tool", args, inv, call.agent, interrupted, call=call)
         while inv.open_models:
             agent, opened = inv.open_models.pop()
             args = {"callback_context": opened["callback_context"], "llm_response": None}

@@ -10,6 +10,7 @@ from ._hooks import SUBJECT_ARG, HookName, Tier
 
 if TYPE_CHECKING:
     from ._records import CallRecord, InvocationRecord
+    from ._shadow import ShadowRun
 
 StepStatus = Literal["pass", "act", "error", "rejected", "timeout"]
 OutcomeKind = Literal["pass", "act", "error"]
@@ -63,7 +64,9 @@ class Outcome:
         partial: True for a streamed partial chunk (``after_model``, ``on_event``).
         synthesized: True when ADK never called this hook and the lattice made the outcome
             to close what was opened (see ``reason``).
-        reason: why it was synthesized, or for a fail-closed denial ``handler_error``.
+        reason: why it was synthesized, or for a fail-closed denial ``handler_error`` (the
+            handler raised or timed out) or ``bad_return`` (it returned a value the return
+            guard refused).
         denied: True when a policy handler blocked the step (its value won on
             ``on_user_message``, ``before_run``, ``before_agent``, ``before_model`` or
             ``before_tool``), or a failing handler was denied fail-closed. A policy's value on
@@ -72,6 +75,8 @@ class Outcome:
         invocation: the lattice's record of the invocation, when one is open.
         call: the per-call record (tool hooks), when one is open.
         duration: seconds the lattice spent on the hook's deciders.
+        shadow: what each shadow handler (``mode="shadow"``) did on this hook, on copies:
+            what it would have done, had it been enforcing.
     """
 
     hook: HookName
@@ -86,18 +91,20 @@ class Outcome:
     tool: str | None = None
     partial: bool = False
     synthesized: bool = False
-    reason: SynthReason | Literal["handler_error"] | None = None
+    reason: SynthReason | Literal["handler_error", "bad_return"] | None = None
     denied: bool = False
     error: BaseException | None = None
     invocation: InvocationRecord | None = None
     call: CallRecord | None = None
     duration: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    shadow: tuple[ShadowRun, ...] = ()
 
     @property
     def kind(self) -> OutcomeKind:
-        """``error`` if any handler failed, ``act`` if one decided, else ``pass``."""
-        if any(s.status in ("error", "timeout") for s in self.steps):
+        """``error`` if any handler failed (raised, timed out or returned an unusable value),
+        ``act`` if one decided, else ``pass``."""
+        if any(s.status in ("error", "timeout", "rejected") for s in self.steps):
             return "error"
         return "act" if self.acted_by is not None else "pass"
 

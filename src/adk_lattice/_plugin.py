@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
-import logging
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
@@ -12,19 +11,15 @@ from typing import TYPE_CHECKING, Any, final
 from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
+from ._config import config_from_env, read_config, read_config_name
 from ._coverage import CoverageCheck
-from ._dispatch import (
-    DENY_RUN,
-    Dispatcher,
-    agent_of,
-    pop_call,
-    push_open,
-    remove_open,
-    why,
-)
-from ._handlers import Bound, bind, check_unique
-from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
+from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
+from ._handlers import Mode
+from ._hooks import HookName, Tier
 from ._records import CallRecord, tool_label
+from ._shadow import split_shadow
+from ._stack import StackCheck
+from ._tiers import build_tiers, close_members, default_telemetry
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -36,20 +31,6 @@ if TYPE_CHECKING:
     from google.adk.tools.base_tool import BaseTool
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
-
-logger = logging.getLogger("adk_lattice")
-
-
-def _default_telemetry() -> tuple[Any, ...]:
-    """The observers ``Lattice(name=...)`` gets when ``telemetry`` is not given.
-
-    Spans and metrics through the global OpenTelemetry providers (no-ops until an SDK
-    provider is set), and one audit record per invocation to the ``adk_lattice.audit``
-    logger. Imported here so that importing the core does not import the telemetry tier.
-    """
-    from .telemetry import AuditLog, Telemetry
-
-    return (Telemetry(), AuditLog())
 
 
 @final
@@ -72,16 +53,30 @@ class Lattice(BasePlugin):
         telemetry: observers (objects with ``observe(outcome)``). ``None`` (the default)
             installs the default observers; ``()`` installs none.
         strict: raise :class:`~adk_lattice.ReturnGuardError` when a handler returns a value
-            of the wrong type or a suspicious empty one (for tests), instead of ignoring it.
+            of the wrong type or a suspicious empty one (for tests). Without it such a value
+            is a failure of its handler: a policy denies, the others are skipped.
         timeout: seconds any async handler or observer may take when it sets no ``timeout``
             of its own; past it the handler counts as failed (a policy denies). ``None``: no
             limit. Sync handlers cannot be interrupted.
         max_invocations: how many invocations may be tracked at once before the oldest is
             closed as abandoned (memory stays flat when runs never end cleanly).
+        stack: run even when another ``Lattice`` was registered before this one on the same
+            runner. By default the later one warns once, naming both, and stands down there,
+            so each hook is decided and audited once (``adk web --extra_plugins
+            adk_lattice.Lattice`` on an app that already has a Lattice).
+        config: a TOML file describing the tiers and options (see :meth:`from_config`);
+            not together with tiers given in code. When neither is given and the
+            environment variable ``ADK_LATTICE_CONFIG`` names a file, that file is read
+            (this is how ``adk web --extra_plugins adk_lattice.Lattice`` gets a policy).
 
     Raises:
-        TypeError: when a handler has no hook method, or is a bare function (use ``on``).
-        ValueError: on a bad handler option, or two handlers with one name.
+        TypeError: on a registration mistake, with the fix in the message: a class instead
+            of an instance, a bare function (use ``on``), a hook method whose signature
+            cannot take ADK's keyword arguments, no hook method and no ``observe``, two
+            handlers with one name (see docs/core.md).
+        ValueError: on a bad handler option, or ``config`` together with tiers.
+        ConfigError: when the config file is missing or has problems (a ``ValueError``
+            listing every one, with file, table and key).
     """
 
     def __init__(
@@ -95,40 +90,79 @@ class Lattice(BasePlugin):
         strict: bool = False,
         timeout: float | None = None,
         max_invocations: int = 4096,
+        config: str | os.PathLike[str] | None = None,
+        stack: bool = False,
     ) -> None:
         super().__init__(name)
+        self._stack = StackCheck(self, stack=stack)
+        in_code = bool(policy or cache or handlers) or telemetry is not None
+        if config is not None and in_code:
+            raise ValueError(
+                "pass either config= or tiers in code (policy=, cache=, ...), not both"
+            )
+        loaded = read_config(config) if config is not None else None
+        if loaded is None and not in_code:
+            loaded = config_from_env()
+        self._owned: tuple[Any, ...] = ()
+        if loaded is not None:
+            options = loaded.lattice_kwargs()
+            policy, cache = options.pop("policy", ()), options.pop("cache", ())
+            handlers, telemetry = options.pop("handlers", ()), options.pop("telemetry", None)
+            strict = options.get("strict", strict)
+            timeout = options.get("timeout", timeout)
+            max_invocations = options.get("max_invocations", max_invocations)
+            self._owned = tuple(loaded.stores.values())
+            if loaded.tracing is not None:
+                from .telemetry import enable_tracing
+
+                enable_tracing(**loaded.tracing)
         if isinstance(policy, Iterable) and not isinstance(policy, str | bytes):
             # A policy trusting a state key gets that key protected from client writes.
             from .policy.protect import with_protection
 
             policy = with_protection(policy)
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
-        tiers["telemetry"] = _default_telemetry() if telemetry is None else telemetry
-        chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
-        observers: list[Bound] = []
-        members: list[Any] = []
-        names: dict[str, str] = {}
-        for tier in (*DECIDER_TIERS, "telemetry"):
-            entries = tiers[tier]
-            if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
-                raise TypeError(f"{tier}= takes a list of handlers, got {type(entries).__name__}")
-            for obj in entries:
-                hooks, observer = bind(obj, tier, timeout)
-                check_unique(names, obj, tier)
-                for hook, bound in hooks.items():
-                    chains[hook].append(bound)
-                if observer is not None:
-                    observers.append(observer)
-                members.append(obj)
-        frozen = {h: tuple(c) for h, c in chains.items()}
-        self._members = tuple(members)
+        tiers["telemetry"] = default_telemetry() if telemetry is None else telemetry
+        chains, observers, members = build_tiers(tiers, timeout)
+        chains, shadows = split_shadow(chains)
+        self._members = members
         self._coverage = CoverageCheck()
-        self._idle = not observers and not any(frozen.values())
+        self._idle = not observers and not any(chains.values()) and not shadows
         self._dispatch = Dispatcher(
-            frozen, tuple(observers), strict=strict, max_invocations=max_invocations
+            chains, observers, strict=strict, max_invocations=max_invocations, shadows=shadows
         )
 
     # -- public ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Lattice:
+        """Build a lattice from a TOML file: tiers, handlers, shared stores, state keys.
+
+        ::
+
+            [stores.shared]
+            type = "redis"
+            url_env = "REDIS_URL"        # the URL (and its password) stays in the environment
+
+            [[policy]]
+            use = "adk_lattice.policy:RateLimit"
+            args = { limit = 100, window_seconds = 3600, store = "@stores.shared" }
+            mode = "shadow"
+
+        Args:
+            path: the TOML file (format: ``docs/config.md``).
+            name: the plugin name (default: ``[lattice] name`` in the file, else
+                ``adk_lattice``).
+
+        Returns:
+            The lattice. Stores the file declares are closed by its ``close()``.
+
+        Raises:
+            ConfigError: listing every problem, each with file, table and key.
+        """
+        if name is None:
+            name = str(read_config_name(path) or "adk_lattice")
+        return cls(name, config=path)
 
     @property
     def stats(self) -> Mapping[tuple[str, str, str], int]:
@@ -144,8 +178,16 @@ class Lattice(BasePlugin):
         """How many invocations are tracked right now (0 once every run has ended)."""
         return len(self._dispatch.records)
 
-    def chain(self, hook: HookName) -> tuple[str, ...]:
-        """The names of the deciders on a hook, in the order they run."""
+    def chain(self, hook: HookName, mode: Mode = "enforce") -> tuple[str, ...]:
+        """The names of the deciders on a hook, in the order they run.
+
+        Args:
+            hook: the hook name.
+            mode: ``enforce`` (the deciders) or ``shadow`` (the shadow handlers, which run
+                on copies before them).
+        """
+        if mode == "shadow":
+            return tuple(b.name for b in self._dispatch.shadows.get(hook, ()))
         return tuple(b.name for b in self._dispatch.chains[hook])
 
     # -- run hooks -------------------------------------------------------------------------------
@@ -153,7 +195,7 @@ class Lattice(BasePlugin):
     async def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context, "user_message": user_message}
@@ -168,7 +210,7 @@ class Lattice(BasePlugin):
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
         self._coverage.check(invocation_context)
-        if self._idle:
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context}
@@ -183,7 +225,7 @@ class Lattice(BasePlugin):
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        if self._idle:
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         transfer = event.actions.transfer_to_agent if event.actions else None
@@ -196,9 +238,15 @@ class Lattice(BasePlugin):
         return decided.value  # type: ignore[no-any-return]
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        if self._idle or self._dispatch.records.abandoned(invocation_context.invocation_id):
+        if self._idle or self._stack.off_run(invocation_context):
+            return
+        if self._dispatch.records.abandoned(invocation_context.invocation_id):
             return  # an abandoned run's end was reported when it was closed: only once
         inv = self._dispatch.invocation(invocation_context)
+        if (task := asyncio.current_task()) is not None and task.cancelling():
+            # google-adk < 2.11 runs after_run while cancelling the run (later: no run hook)
+            await self._dispatch.finish(inv, "cancelled", None)
+            return
         await self._dispatch.close_open(inv, None)
         kwargs = {"invocation_context": invocation_context}
         await self._dispatch.decide("after_run", kwargs, inv, agent=agent_of(invocation_context))
@@ -207,7 +255,7 @@ class Lattice(BasePlugin):
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
-        if self._idle:
+        if self._idle or self._stack.off_run(invocation_context):
             return
         inv = self._dispatch.invocation(invocation_context)
         inv.error = error
@@ -221,22 +269,16 @@ class Lattice(BasePlugin):
         """Close every invocation still open (as abandoned), then each handler's ``close``."""
         for inv in list(self._dispatch.records):
             await self._dispatch.finish(inv, "abandoned", None)
-        for obj in self._members:
-            closer = getattr(obj, "close", None)
-            if callable(closer):
-                try:
-                    result = closer()
-                    if inspect.isawaitable(result):
-                        await result
-                except Exception:
-                    logger.exception("adk_lattice: closing handler %r failed", obj)
+        await close_members(self._members)
+        for store in self._owned:
+            await store.close()  # a store's close logs its own failures
 
     # -- agent hooks -----------------------------------------------------------------------------
 
     async def before_agent_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
@@ -253,7 +295,7 @@ class Lattice(BasePlugin):
     async def after_agent_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
@@ -264,7 +306,7 @@ class Lattice(BasePlugin):
     async def on_agent_error_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext, error: Exception
     ) -> None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context, "error": error}
@@ -278,7 +320,7 @@ class Lattice(BasePlugin):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -297,7 +339,7 @@ class Lattice(BasePlugin):
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -313,7 +355,7 @@ class Lattice(BasePlugin):
     async def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -332,7 +374,7 @@ class Lattice(BasePlugin):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = CallRecord(
@@ -358,16 +400,12 @@ class Lattice(BasePlugin):
         tool_context: ToolContext,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=True)
-        kwargs = {
-            "tool": tool,
-            "tool_args": tool_args,
-            "tool_context": tool_context,
-            "result": result,
-        }
+        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
+        kwargs["result"] = result
         decided = await self._dispatch.decide("after_tool", kwargs, inv, call=call)
         return decided.value  # type: ignore[no-any-return]
 
@@ -379,16 +417,12 @@ class Lattice(BasePlugin):
         tool_context: ToolContext,
         error: Exception,
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=False)
-        kwargs = {
-            "tool": tool,
-            "tool_args": tool_args,
-            "tool_context": tool_context,
-            "error": error,
-        }
+        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
+        kwargs["error"] = error
         value = (
             await self._dispatch.decide("on_tool_error", kwargs, inv, call=call, error=error)
         ).value

@@ -422,5 +422,5 @@ async def test_a_user_id_holding_the_separator_has_its_own_counter() -> None:
 
 def test_two_handlers_with_one_name_are_refused() -> None:
     """Two RateLimits with the default name fail at construction, saying to pass name=."""
-    with pytest.raises(ValueError, match="name="):
+    with pytest.raises(TypeError, match="name="):
         Lattice(policy=[RateLimit(5, 60), RateLimit(100, 3600)])

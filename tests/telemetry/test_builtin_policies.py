@@ -164,13 +164,13 @@ async def test_a_pending_approval_reads_as_defer(
 
 
 async def test_redacted_input_does_not_mark_the_run_blocked(metrics: Any) -> None:
-    """An in-place input redaction on before_model is audited, and the run still completes."""
+    """An input redaction on the user's message is audited, and the run still completes."""
     provider, _ = metrics
     observers, records = _observers(provider)
     lattice = Lattice(policy=[RedactPII(inputs=True)], telemetry=observers)
     await run(agent("root", ScriptedResponse.text("noted")), lattice, "my ssn is 123-45-6789")
     assert records[0]["outcome"] == "completed"
-    assert _actions(records[0]) == [("before_model", "RedactPII", "redact", "ssn")]
+    assert _actions(records[0]) == [("on_user_message", "RedactPII", "redact", "ssn")]
 
 
 async def test_an_injection_refusal_is_reported_with_its_family(

@@ -7,13 +7,16 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 
 from .approval import Approval
 from .arguments import Clamp, InjectState, Round
+from .budget import Budget, Price, TokenBudget
 from .injection import InjectionGuard
 from .injection_classifier import ClassifierDetector
 from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
 from .injection_judge import JudgeDetector
 from .limits import CallLimits
+from .ner import PresidioEngine
 from .protect import ProtectState
-from .provenance import Consequential, ProvenanceGuard
+from .provenance import ProvenanceGuard
+from .provenance_config import Consequential
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
@@ -24,6 +27,7 @@ from .trim import TrimContext
 
 __all__ = [
     "Approval",
+    "Budget",
     "CallLimits",
     "CallableDetector",
     "CapToolResult",
@@ -37,6 +41,8 @@ __all__ = [
     "InjectionGuard",
     "JudgeDetector",
     "MemoryCounter",
+    "PresidioEngine",
+    "Price",
     "ProtectState",
     "ProvenanceGuard",
     "RateLimit",
@@ -46,6 +52,7 @@ __all__ = [
     "Round",
     "RulesDetector",
     "SumLimit",
+    "TokenBudget",
     "ToolGuard",
     "ToolRule",
     "TrimContext",
