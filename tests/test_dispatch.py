@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
 from google.adk.agents import LlmAgent
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
@@ -134,3 +135,69 @@ async def test_step_and_outcome_durations_measure_the_handlers_time() -> None:
     (outcome,) = recorder.of("before_tool")
     (step,) = outcome.steps
     assert 0.05 <= step.duration <= outcome.duration <= wall
+
+
+def _bare_ctx(invocation_id: str, agent: Any) -> Any:
+    return type("Ctx", (), {"invocation_id": invocation_id, "agent": agent, "session": None})()
+
+
+async def test_an_evicted_invocation_is_closed_once_and_never_tracked_again() -> None:
+    """Past max_invocations the oldest run is closed as abandoned, and its late hooks do not
+    open it again or close it a second time."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder], max_invocations=1)
+    agent = refund_agent()
+    first, second = _bare_ctx("inv-1", agent), _bare_ctx("inv-2", agent)
+    await lattice.before_run_callback(invocation_context=first)
+    await lattice.before_run_callback(invocation_context=second)
+    await asyncio.sleep(0.01)  # the eviction closes the run in a task of its own
+    await lattice.before_run_callback(invocation_context=first)  # a late hook of inv-1
+    await asyncio.sleep(0.01)
+    ends = [(o.invocation_id, o.reason) for o in recorder.of("after_run")]
+    assert ends == [("inv-1", "abandoned")]
+    assert lattice.open_invocations == 1
+    await lattice.close()
+
+
+async def test_a_run_closed_by_close_is_not_tracked_again_by_its_late_hooks() -> None:
+    """After close() abandons a run, a late hook of that run leaves nothing open."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    ctx = _bare_ctx("inv-1", refund_agent())
+    await lattice.before_run_callback(invocation_context=ctx)
+    await lattice.close()
+    await lattice.before_run_callback(invocation_context=ctx)
+    assert lattice.open_invocations == 0
+    assert [o.reason for o in recorder.of("after_run")] == ["abandoned"]
+
+
+def failing_lookup(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    raise ValueError("ledger offline")
+
+
+async def test_a_failed_run_reports_its_error_on_every_synthesized_end() -> None:
+    """When a tool's error ends the run, the closes observers get carry that error."""
+    recorder = Recorder()
+    script = [ScriptedResponse.call("failing_lookup", charge_id="c1")]
+    agent = LlmAgent(name="billing", model=FakeModel(script), tools=[failing_lookup])
+    with pytest.raises(ValueError, match="ledger offline"):
+        await run_app(agent, Lattice(telemetry=[recorder]))
+    (end,) = recorder.of("after_run")
+    assert (end.synthesized, end.reason) == (True, "run_error")
+    assert isinstance(end.error, ValueError)
+    assert end.args == {"invocation_context": None, "error": end.error}
+    assert end.invocation is not None and end.invocation.invocation_id == end.invocation_id
+    closed_agent = [o for o in recorder.of("after_agent") if o.synthesized]
+    assert [(o.reason, o.error is end.error) for o in closed_agent] == [("error", True)]
+
+
+async def test_a_short_circuited_model_call_is_closed_with_the_answer_given() -> None:
+    """Observers see the after_model close of a before_model short-circuit carry its answer."""
+    recorder = Recorder()
+    hit = on("before_model", name="hit")(lambda **_: _reply("cached"))
+    await run_app(refund_agent(), Lattice(cache=[hit], telemetry=[recorder]))
+    (closed,) = recorder.of("after_model")
+    assert closed.synthesized
+    assert closed.value is not None and closed.value.content.parts[0].text == "cached"
+    assert closed.invocation is not None
