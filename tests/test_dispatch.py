@@ -7,11 +7,16 @@ from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent
+from google.adk.apps import App
 from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
 from adk_lattice import Lattice, current_call, on
 from adk_lattice._chain import DENIAL_TEXT
+from adk_lattice._dispatch import MAX_OPEN, push_open, remove_open
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.support import Recorder, run_app
 
@@ -201,3 +206,82 @@ async def test_a_short_circuited_model_call_is_closed_with_the_answer_given() ->
     assert closed.synthesized
     assert closed.value is not None and closed.value.content.parts[0].text == "cached"
     assert closed.invocation is not None
+
+
+def test_open_entries_are_bounded_dropping_the_oldest() -> None:
+    """Past MAX_OPEN open agents or model calls, the oldest entry is dropped."""
+    opened: list[tuple[str, dict[str, Any]]] = []
+    for i in range(MAX_OPEN + 1):
+        push_open(opened, (f"a{i}", {}))
+    assert len(opened) == MAX_OPEN
+    assert (opened[0][0], opened[-1][0]) == ("a1", f"a{MAX_OPEN}")
+
+
+def test_closing_an_agent_removes_its_innermost_entry_only() -> None:
+    """remove_open drops the latest entry of that name, keeps the rest, and tolerates none."""
+    opened: list[tuple[str, dict[str, Any]]] = [
+        ("a", {"n": 1}),
+        ("b", {}),
+        ("c", {}),
+        ("a", {"n": 2}),
+    ]
+    remove_open(opened, "a")
+    remove_open(opened, "b")
+    assert opened == [("a", {"n": 1}), ("c", {})]
+    empty: list[tuple[str, dict[str, Any]]] = []
+    remove_open(empty, "a")
+    assert empty == []
+
+
+class ShortCircuit(BasePlugin):
+    """Another plugin, registered before the lattice, answering every tool call itself."""
+
+    def __init__(self) -> None:
+        super().__init__(name="short_circuit")
+
+    async def before_tool_callback(self, **_: Any) -> dict[str, Any]:
+        return {"status": "answered elsewhere"}
+
+
+async def test_after_tool_gets_a_call_record_when_another_plugin_answered_first() -> None:
+    """A tool call another plugin short-circuited still reaches after_tool with its ids."""
+    seen: list[tuple[Any, ...]] = []
+
+    @on("after_tool")
+    def look(**_: Any) -> None:
+        call = current_call()
+        assert call is not None
+        seen.append((bool(call.function_call_id), call.tool, call.agent, bool(call.invocation_id)))
+
+    lattice = Lattice(handlers=[look])
+    app = App(name="app", root_agent=refund_agent(), plugins=[ShortCircuit(), lattice])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    await run_app(app.root_agent, lattice, runner=runner)
+    assert seen == [(True, "issue_refund", "billing", True)]
+    assert lattice.open_invocations == 0
+
+
+async def test_a_hanging_observer_is_cut_off_at_its_timeout() -> None:
+    """An async observer past its timeout is counted as failed and the run completes."""
+
+    class Hangs:
+        name = "hangs"
+        timeout = 0.05
+
+        async def observe(self, outcome: Any) -> None:
+            await asyncio.sleep(3600)
+
+    lattice = Lattice(telemetry=[Hangs()])
+    turn = await asyncio.wait_for(run_app(refund_agent(), lattice), 30)
+    assert turn.texts[-1] == "Done."
+    assert lattice.stats[("observer_error", "before_run", "hangs")] == 1
+
+
+async def test_a_partial_observer_after_a_final_only_one_still_sees_chunks() -> None:
+    """Streamed chunks reach every partial observer, wherever it stands in the list."""
+    final_only, chunks = Recorder(name="final", partial=False), Recorder(name="chunks")
+    model = FakeModel([ScriptedResponse(text_chunks=["Hel", "lo"])])
+    agent = LlmAgent(name="billing", model=model)
+    await run_app(agent, Lattice(telemetry=[final_only, chunks]), streaming=True)
+    assert any(o.partial for o in chunks.outcomes)
+    assert not any(o.partial for o in final_only.outcomes)
