@@ -34,6 +34,7 @@ async def test_an_entry_holds_the_replayable_fields_as_json() -> None:
     assert entry["response"] == {
         "content": {"role": "model", "parts": [{"text": "Paris."}]},
         "finish_reason": "STOP",
+        "model_version": rig.model.model,
     }
     await rig.close()
 

@@ -10,8 +10,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_lattice.cache import MemoryStore, ResponseCache, request_digest, request_material
-from adk_lattice.testing import ScriptedResponse
-from adk_lattice.testing._model import FunctionCall
+from adk_lattice.testing import FunctionCall, ScriptedResponse
 from tests.cache.rig import RecordingStore, Rig, SlowModel, text_of
 
 S = ScriptedResponse

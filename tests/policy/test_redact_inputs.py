@@ -56,16 +56,19 @@ async def test_a_withheld_tool_result_is_counted_blocked(ctx: Any) -> None:
     assert r.counts["blocked"] == 1
 
 
-def test_hold_must_not_be_negative() -> None:
-    """hold=-1 is refused with the fix in the message; hold=0 (hold nothing back) is accepted."""
-    with pytest.raises(ValueError, match="hold must be >= 0"):
-        RedactPII(hold=-1)
-    assert RedactPII(hold=0).hold == 0
+def test_hold_below_its_floor_is_refused() -> None:
+    """hold=47 is refused with the floor in the message; hold=48 is accepted."""
+    with pytest.raises(ValueError, match="hold must be at least 48"):
+        RedactPII(hold=47)
+    assert RedactPII(hold=48).hold == 48
 
 
-async def test_a_chunk_holds_back_exactly_hold_characters(ctx: Any) -> None:
-    """A clean streamed chunk is emitted but for its last `hold` characters (cut at a space)."""
-    r = RedactPII(hold=4)
-    chunk = LlmResponse(content=_content("model", "one two three four"), partial=True)
-    r.after_model(callback_context=await ctx(), llm_response=chunk)
-    assert chunk.content.parts[0].text == "one two three "  # type: ignore[union-attr,index]
+async def test_a_chunk_holds_back_at_least_hold_characters(ctx: Any) -> None:
+    """A clean streamed chunk is emitted but for at least its last `hold` characters, cut
+    at a space."""
+    text = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+    chunk = LlmResponse(content=_content("model", text), partial=True)
+    RedactPII(hold=48).after_model(callback_context=await ctx(), llm_response=chunk)
+    emitted = chunk.content.parts[0].text  # type: ignore[union-attr,index]
+    assert emitted == "one two three four five six "
+    assert len(text) - len(emitted) >= 48

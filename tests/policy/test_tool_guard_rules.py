@@ -214,8 +214,8 @@ def test_bad_settings_are_refused_with_the_fix() -> None:
     """A bad unknown=, a rule or a default that is not a ToolRule fail at construction."""
     with pytest.raises(ValueError, match=r"^unknown must be 'allow' or 'deny'$"):
         ToolGuard({}, unknown="maybe")
-    with pytest.raises(TypeError, match=r"^rule for 'refund' must be a ToolRule, not dict$"):
-        ToolGuard({"refund": {}})  # type: ignore[dict-item]
+    with pytest.raises(TypeError, match=r"^rule for 'refund' must be a ToolRule, not int$"):
+        ToolGuard({"refund": 3})  # type: ignore[dict-item]
     with pytest.raises(TypeError, match=r"^default must be a ToolRule, not dict$"):
         ToolGuard({}, default={})  # type: ignore[arg-type]
 
