@@ -8,7 +8,7 @@ import pytest
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_lattice.cache import request_digest, request_material
+from adk_lattice.cache import canonical_json, request_digest, request_material
 from adk_lattice.cache._keys import check_name, check_scope, check_store, digest, scope_digest
 from adk_lattice.testing import callback_context
 
@@ -78,6 +78,25 @@ def test_call_ids_do_not_change_the_key_of_text_utf8_cannot_encode() -> None:
     assert request_digest(first) == request_digest(second)
 
 
+def test_binary_and_non_ascii_content_is_keyed_as_json() -> None:
+    """Inline bytes appear in the material as base64 text, non-ASCII text as itself."""
+    part = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x00\x01"))
+    request = LlmRequest(model="m", contents=[types.Content(role="user", parts=[part])])
+    assert request_material(request)["contents"] == [
+        {"role": "user", "parts": [{"inline_data": {"mime_type": "image/png", "data": "AAE="}}]}
+    ]
+    assert canonical_json({"t": "café"}) == '{"t":"café"}'.encode()
+
+
+def test_a_request_with_a_non_finite_setting_is_not_keyed() -> None:
+    """NaN in the generation settings cannot be keyed: the digest refuses instead of guessing."""
+    request = LlmRequest(
+        model="m", config=types.GenerateContentConfig(temperature=float("nan")), contents=[]
+    )
+    with pytest.raises(ValueError, match="JSON compliant"):
+        request_digest(request)
+
+
 def test_a_digest_is_a_prefix_of_the_sha256() -> None:
     """digest() is the first `size` hex digits of the SHA-256, 64 by default."""
     full = "a665a45920422f9d417e4867efdc4fb8a04a1f3fff1fa07e998e86f7f7a27ae3"
@@ -99,7 +118,9 @@ def test_a_scope_callable_may_return_a_string_or_strings() -> None:
     assert scope_digest(lambda c: "t1", ctx) == scope_digest(lambda c: ["t1"], ctx)
     assert scope_digest(lambda c: "t1", ctx) != scope_digest(lambda c: "t2", ctx)
     assert scope_digest(lambda c: None, ctx) is None
-    with pytest.raises(TypeError, match="a scope callable must return a string, strings or None"):
+    with pytest.raises(
+        TypeError, match=r"^a scope callable must return a string, strings or None$"
+    ):
         scope_digest(lambda c: ["t1", 2], ctx)  # type: ignore[list-item]
 
 

@@ -286,3 +286,65 @@ async def test_a_tool_without_a_name_is_labelled_by_its_type(ctx: Any) -> None:
     c = await ctx({}, function_call_id="fc-1")
     out = ToolGuard({}, unknown="deny").before_tool(tool=Nameless(), tool_args={}, tool_context=c)
     assert (out["code"], out["tool"]) == ("unknown_tool", "Nameless")
+
+
+def test_a_rule_may_be_given_as_a_mapping_of_every_field() -> None:
+    """A mapping with any of ToolRule's fields builds that rule; an unknown field is refused."""
+    approval = Approval(("amount", 1))
+    fields = {
+        "agents": {"billing"},
+        "schema": {"type": "object"},
+        "model": Amount,
+        "checks": [bool],
+        "rewrites": [Clamp("amount", 0, 5)],
+        "approval": approval,
+        "sensitive": {"amount": "money"},
+    }
+    rule = ToolGuard({"refund": fields}).rules["refund"]
+    assert {f: getattr(rule, f) for f in fields} == fields
+    with pytest.raises(
+        TypeError,
+        match=r"^rule for 'refund': unknown field\(s\) limit, when; a ToolRule has agents, "
+        r"schema, model, checks, rewrites, approval, sensitive$",
+    ):
+        ToolGuard({"refund": {"when": 1, "limit": 2}})
+
+
+async def test_a_tool_without_a_rule_is_counted_allowed(ctx: Any) -> None:
+    """With unknown='allow' and no default, a tool without a rule passes and counts allowed."""
+    g = ToolGuard({"other_tool": ToolRule()})
+    assert await call(g, {"amount": 1}, ctx) is None
+    assert g.counts == {"allowed": 1}
+
+
+async def test_each_tool_keeps_its_own_declared_names(ctx: Any) -> None:
+    """Reasons for two tools name each tool's own declared field, not the other's."""
+
+    def declared(field: str) -> Declared:
+        params = types.Schema(
+            type=types.Type.OBJECT, properties={field: types.Schema(type=types.Type.NUMBER)}
+        )
+        tool = Declared(types.FunctionDeclaration(name="t", parameters=params))
+        tool.name = f"tool_{field}"
+        return tool
+
+    g = ToolGuard({}, default=ToolRule())
+    for field in ("amount", "fee"):
+        c = await ctx({}, function_call_id="fc-1")
+        args = {field: math.nan}
+        out = g.before_tool(tool=declared(field), tool_args=args, tool_context=c)
+        assert out["reason"] == f"{field} must be a finite number"
+
+
+async def test_names_from_both_schema_and_model_are_declared(ctx: Any) -> None:
+    """A rule with a schema and a model may name the fields either declares."""
+
+    class Note(BaseModel):
+        note: str = ""
+
+    schema = {"type": "object", "properties": {"amount": {"type": "number"}}}
+    g = ToolGuard({"issue_refund": ToolRule(schema=schema, model=Note)})
+    for field in ("amount", "note"):
+        c = await ctx({}, function_call_id="fc-1")
+        out = g.before_tool(tool=Declared(None), tool_args={field: math.inf}, tool_context=c)
+        assert out["reason"] == f"{field} must be a finite number"
