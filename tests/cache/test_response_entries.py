@@ -234,3 +234,20 @@ async def test_an_answer_the_store_did_not_keep_is_counted_and_never_served() ->
     notes = [(n.handler, n.decision, n.reason) for o in rig.recorder.outcomes for n in notes_of(o)]
     assert notes.count(("answers", "cache_error", "store_failed")) == 3
     await rig.close()
+
+
+def test_counters_start_at_zero_and_settings_have_documented_defaults() -> None:
+    """Every documented counter reads 0 before any request; ttl is an hour, waits 30 s."""
+    cache = ResponseCache(MemoryStore())
+    assert dict(cache.stats) == dict.fromkeys(
+        ("hits", "misses", "stores", "corrupt", "bypassed", "coalesced"), 0
+    )
+    assert (cache.ttl, cache.coalesce_timeout) == (3600.0, 30.0)
+
+
+def test_bad_ttl_and_coalesce_timeout_are_refused_with_the_rule() -> None:
+    """A ttl or coalesce_timeout of zero is refused, saying what is allowed."""
+    with pytest.raises(ValueError, match=r"^ttl must be a positive number of seconds or None$"):
+        ResponseCache(MemoryStore(), ttl=0)
+    with pytest.raises(ValueError, match=r"^coalesce_timeout must be positive$"):
+        ResponseCache(MemoryStore(), coalesce_timeout=0)
