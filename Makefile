@@ -5,7 +5,6 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test bench soak lint format typecheck check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +20,31 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The ADK contract and integration tests against the oldest google-adk release the package
+# supports and the newest it allows, each in its own virtualenv (made once, remade when
+# pyproject.toml or this file changes; `rm -rf .venv-compat-*` picks up a newer release).
+# Older releases pin an older OpenTelemetry whose entry-point lookup warns on Python 3.11:
+# third-party deprecations are not what this run checks.
+COMPAT_OLDEST ?= 2.10.0
+COMPAT_SPEC_oldest := google-adk==$(COMPAT_OLDEST)
+COMPAT_SPEC_newest := google-adk>=$(COMPAT_OLDEST),<3
+COMPAT_TESTS := tests/adk_contract tests/integration
+
+.venv-compat-%/.installed: pyproject.toml Makefile
+	rm -rf .venv-compat-$*
+	$(PYTHON) -m venv .venv-compat-$*
+	.venv-compat-$*/bin/python -m pip install --quiet --upgrade pip
+	.venv-compat-$*/bin/python -m pip install --quiet -e . '$(COMPAT_SPEC_$*)' \
+		'pytest>=8.0' 'pytest-asyncio>=0.24'
+	touch $@
+
+test-compat: .venv-compat-oldest/.installed .venv-compat-newest/.installed
+	@for v in oldest newest; do \
+		echo "== google-adk $$(.venv-compat-$$v/bin/python -c 'from google.adk import version; print(version.__version__)') ($$v)"; \
+		.venv-compat-$$v/bin/python -m pytest $(COMPAT_TESTS) -q -p no:cacheprovider \
+			-W ignore::DeprecationWarning || exit 1; \
+	done
+
 $(VENV)/.bench: $(STAMP) benchmarks/constraints.txt
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]' -c benchmarks/constraints.txt
 	touch $(VENV)/.bench
@@ -29,6 +53,15 @@ $(VENV)/.bench: $(STAMP) benchmarks/constraints.txt
 # and writes bench-results.json. redis-server on PATH adds the Redis hit latency.
 bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run.py bench-results.json
+
+$(VENV)/.bench-security: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,security-bench]'
+	touch $(VENV)/.bench-security
+
+# Attack success and benign utility with a worst-case obedient model, per injection style and
+# policy configuration; prints the table and writes security-results.json (docs/policy.md).
+bench-security: $(VENV)/.bench-security
+	$(BIN)/python -m benchmarks.security security-results.json
 
 # The long concurrency soak (500 sessions over 50 users, twice); a 40-session version runs in
 # `make test`. Pass options through SOAK_ARGS, e.g. `make soak SOAK_ARGS=--redis`.
@@ -50,4 +83,4 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf $(VENV) .venv-compat-* .pytest_cache .mypy_cache .ruff_cache build dist

@@ -24,6 +24,7 @@ ORDER = (
     "throughput",
     "memory",
     "detectors",
+    "redact",
 )
 LABELS = {
     "bare": "bare ADK",

@@ -17,7 +17,8 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
-from bundles import CONFIGS, EXPORTER, PROVIDER, make_plugins  # this folder is sys.path[0]
+from bench_redact import redact  # this folder is sys.path[0]
+from bundles import CONFIGS, EXPORTER, PROVIDER, make_plugins
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.models.llm_response import LlmResponse
@@ -419,6 +420,7 @@ SCENARIOS: dict[str, Callable[[], Awaitable[dict[str, Any]]]] = {
     "throughput": throughput,
     # In its own module (heavy imports); this folder is sys.path[0].
     "detectors": lambda: __import__("detectors").detectors(),
+    "redact": redact,
 }
 
 

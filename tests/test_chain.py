@@ -96,7 +96,7 @@ async def test_policy_error_fails_closed_with_a_legible_denial() -> None:
     )
     assert value["status"] == "denied"
     assert "broken" in value["reason"]
-    assert failed is True
+    assert failed == "handler_error"
     assert winner.name == "broken"
     assert stats[("error", "before_tool", "broken")] == 1
     assert [s.status for s in steps] == ["error"]
@@ -113,7 +113,7 @@ async def test_custom_handler_error_is_skipped() -> None:
         _chain((broken, "handlers"), (_returns({"status": "ok"}, "later"), "handlers"))
     )
     assert value == {"status": "ok"}
-    assert failed is False
+    assert failed is None
     assert [s.status for s in steps] == ["error", "act"]
 
 
@@ -160,13 +160,13 @@ async def test_timeout_counts_as_failure() -> None:
         )
     )
     assert value["status"] == "denied"
-    assert failed is True
+    assert failed == "handler_error"
     assert steps[0].status == "timeout"
     assert stats[("timeout", "before_tool", "hung")] == 1
 
 
-async def test_wrong_type_is_ignored_and_counted() -> None:
-    """A value of the wrong type is refused, counted, and the chain goes on."""
+async def test_wrong_type_from_a_custom_handler_is_skipped_and_counted() -> None:
+    """A custom handler's value of the wrong type is refused, counted, and the chain goes on."""
     value, winner, _, steps, stats = await _run(
         _chain((_returns("oops", "bad"), "handlers"), (_returns({"ok": 1}, "good"), "handlers"))
     )
@@ -176,8 +176,8 @@ async def test_wrong_type_is_ignored_and_counted() -> None:
     assert stats[("rejected", "before_tool", "bad")] == 1
 
 
-async def test_empty_dict_is_refused() -> None:
-    """An empty dict from a tool hook is a suspicious empty value and does not replace anything."""
+async def test_empty_dict_from_a_custom_handler_is_refused() -> None:
+    """A custom handler's empty dict on a tool hook is refused and replaces nothing."""
     value, *_ = await _run(
         _chain(
             (_returns({}, "empty"), "handlers"),
@@ -288,3 +288,69 @@ def test_a_fail_closed_tool_denial_carries_a_code() -> None:
     """The lattice's own tool denial carries the machine-readable code handler_error."""
     value = denial("before_tool", "p")
     assert (value["status"], value["code"], value["policy"]) == ("denied", "handler_error", "p")
+
+
+async def test_wrong_type_from_a_policy_denies_naming_it() -> None:
+    """A policy returning a str from before_tool denies the call, coded bad_return."""
+    value, winner, failed, steps, stats = await _run(
+        _chain((_returns("yes", "approve"), "policy"), (_returns({"ok": 1}, "later"), "cache"))
+    )
+    assert (value["status"], value["code"], value["policy"]) == ("denied", "bad_return", "approve")
+    assert "approve" in value["reason"]
+    assert (winner.name, failed) == ("approve", "bad_return")
+    assert [s.status for s in steps] == ["rejected"]
+    assert stats[("rejected", "before_tool", "approve")] == 1
+
+
+async def test_empty_value_from_a_policy_denies() -> None:
+    """A policy's suspicious empty value ({}) is a failure of that policy: the call is denied."""
+    value, _, failed, *_ = await _run(_chain((_returns({}, "empty"), "policy")))
+    assert (value["code"], failed) == ("bad_return", "bad_return")
+
+
+async def test_empty_response_from_a_policy_denies_with_a_marked_response() -> None:
+    """A policy's LlmResponse with no parts on before_model becomes a marked denial response."""
+    empty = on("before_model", name="gate")(lambda **_: LlmResponse())
+    value, *_ = await _run(
+        _chain((empty, "policy")),
+        "before_model",
+        kwargs={"callback_context": None, "llm_request": None},
+    )
+    assert value.custom_metadata["adk_lattice"] == {"denied_by": "gate", "reason": "bad_return"}
+
+
+async def test_bad_return_from_a_lenient_policy_is_skipped() -> None:
+    """A policy configured with on_error='skip' that returns a bad value fails open."""
+    lenient = on("before_tool", name="lenient", on_error="skip")(lambda **_: "oops")
+    value, _, failed, steps, _ = await _run(
+        _chain((lenient, "policy"), (_returns({"ok": 1}, "good"), "handlers"))
+    )
+    assert (value, failed) == ({"ok": 1}, None)
+    assert [s.status for s in steps] == ["rejected", "act"]
+
+
+async def test_bad_return_from_a_deny_configured_cache_handler_denies() -> None:
+    """A cache handler configured with on_error='deny' fails closed on a bad return."""
+    strict_cache = on("before_tool", name="sc", on_error="deny")(lambda **_: ["not", "a", "dict"])
+    value, *_ = await _run(_chain((strict_cache, "cache")))
+    assert (value["code"], value["policy"]) == ("bad_return", "sc")
+
+
+async def test_bad_return_with_on_error_raise_raises_the_guard_error() -> None:
+    """A handler configured with on_error='raise' lets a bad return out as ReturnGuardError."""
+    loud = on("before_tool", name="loud", on_error="raise")(lambda **_: "oops")
+    with pytest.raises(ReturnGuardError, match="loud"):
+        await _run(_chain((loud, "handlers")))
+
+
+async def test_strict_mode_raises_for_a_policy_bad_return_too() -> None:
+    """strict=True raises ReturnGuardError for a policy's bad return instead of denying."""
+    with pytest.raises(ReturnGuardError, match="expects dict"):
+        await _run(_chain((_returns("oops", "p"), "policy")), strict=True)
+
+
+def test_a_bad_return_denial_carries_its_own_code() -> None:
+    """The denial for an unusable return says so in its code and reason."""
+    value = denial("before_tool", "p", "bad_return")
+    assert value["code"] == "bad_return"
+    assert "invalid result" in value["reason"]

@@ -191,8 +191,8 @@ async def test_strict_mode_surfaces_a_bad_return() -> None:
     assert isinstance(info.value.__cause__, ReturnGuardError)
 
 
-async def test_default_mode_ignores_a_bad_return() -> None:
-    """Without strict, an empty-dict return is ignored and counted; the tool runs."""
+async def test_default_mode_skips_a_custom_handlers_bad_return() -> None:
+    """Without strict, a custom handler's empty dict is skipped and counted; the tool runs."""
     empty = on("before_tool", name="empty")(lambda **_: {})
     lattice = Lattice(handlers=[empty])
     await run_app(_refund_agent(), lattice)
@@ -353,3 +353,20 @@ async def test_a_call_without_an_id_keeps_its_record_to_after_tool(recorder: Rec
     inv = recorder.of("after_tool")[0].invocation
     assert inv is not None
     assert inv.open_calls == {}
+
+
+async def test_policy_returning_the_wrong_type_denies_the_tool(recorder: Recorder) -> None:
+    """A policy returning a str from before_tool fails closed: the tool does not run."""
+    approve = on("before_tool", name="approve")(lambda **_: "approved")
+    lattice = Lattice(policy=[approve], telemetry=[recorder])
+    turn = await run_app(_refund_agent(), lattice)
+    assert refunds == []
+    (response,) = _tool_responses(turn)
+    assert (response["status"], response["code"], response["policy"]) == (
+        "denied",
+        "bad_return",
+        "approve",
+    )
+    assert turn.texts[-1] == "Done."
+    (outcome,) = recorder.of("before_tool")
+    assert (outcome.denied, outcome.reason, outcome.kind) == (True, "bad_return", "error")

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from adk_lattice.state import REGISTRY, StateKey, StateKeys
+from adk_lattice.state import REFUSED_WRITES, REGISTRY, StateKey, StateKeys
 
 
 def test_scope_follows_the_prefix() -> None:
@@ -113,3 +113,21 @@ def test_describe_renders_a_markdown_table() -> None:
     assert table[0] == "| name | scope | type | default | doc |"
     assert table[2] == "| `app:max_refund` | app | float | `100.0` | Refund limit \\| per call. |"
     assert table[3] == "| `user:is_manager` | user | bool | `False` | May approve refunds. |"
+
+
+def test_protected_keys_are_listed_by_the_registry() -> None:
+    """protected=True keys are what StateKeys.protected() returns; a redeclaration keeps it."""
+    reg = StateKeys()
+    StateKey("user:role", str, "", "Role.", registry=reg, protected=True)
+    StateKey("user:theme", str, "", "Theme.", registry=reg)
+    StateKey("user:theme", str, "", "Theme.", registry=reg, protected=True)
+    StateKey("user:role", str, "", "Role.", registry=reg)
+    assert reg.protected() == {"user:role", "user:theme"}
+
+
+def test_refused_reads_the_undone_writes() -> None:
+    """refused(state) is True only for a key listed as undone in this invocation."""
+    key = StateKey("user:role", str, "", "Role.", registry=StateKeys(), protected=True)
+    assert key.refused({REFUSED_WRITES: ["user:role"]}) is True
+    assert key.refused({REFUSED_WRITES: ["user:other"]}) is False
+    assert key.refused({}) is False

@@ -3,7 +3,8 @@
 Run it with ``make demo`` (or ``python examples/billing/main.py``). Each turn prints a tree
 of the hooks that fired for each agent, who acted, and what the model saw; each invocation
 writes one audit line. ``--model gemini-2.5-flash`` runs the same app live when
-``GOOGLE_API_KEY`` is set.
+``GOOGLE_API_KEY`` is set; ``--base-url URL`` sends those calls to another Gemini API
+endpoint (``adk_lattice.testing.LoopbackGemini`` in the tests).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
 from google.adk.models.base_llm import BaseLlm
+from google.adk.models.google_llm import Gemini
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
@@ -247,7 +249,7 @@ def build_lattice(audit_path: Path) -> Lattice:
 
 
 async def run_turn(
-    turn: dict[str, Any], model: str | None, audit: Path, tracing: TracingHandle
+    turn: dict[str, Any], model: BaseLlm | str | None, audit: Path, tracing: TracingHandle
 ) -> None:
     """Run one scripted (or live) turn on a fresh session and print what happened."""
     if model is None:
@@ -287,18 +289,25 @@ async def main(argv: Sequence[str] | None = None) -> int:
     """Run every demo turn and print its span tree, what the model saw, and the audit file."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--model", help="run live on this Gemini model (needs GOOGLE_API_KEY)")
+    parser.add_argument("--base-url", help="with --model: the Gemini API endpoint to call")
     parser.add_argument("--audit", type=Path, help="audit file (default: a temporary file)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.ERROR)  # keep the output readable
     if args.model and not os.environ.get("GOOGLE_API_KEY"):
         print("--model needs GOOGLE_API_KEY in the environment", file=sys.stderr)
         return 2
+    if args.base_url and not args.model:
+        print("--base-url needs --model", file=sys.stderr)
+        return 2
+    live: BaseLlm | str | None = args.model
+    if args.base_url:
+        live = Gemini(model=args.model, base_url=args.base_url)
     tracing = enable_tracing("memory")
     audit = args.audit or Path(tempfile.mkdtemp(prefix="billing-")) / "audit.jsonl"
     for n, turn in enumerate(TURNS, 1):
         print(f"\n=== Turn {n}: {turn['title']}")
         print(f"  user {turn['user']} says: {turn['text']!r}")
-        await run_turn(turn, args.model, audit, tracing)
+        await run_turn(turn, live, audit, tracing)
     print(f"\n=== Audit records, one per invocation (in full in {audit})")
     for line in audit.read_text(encoding="utf-8").splitlines():
         print("  " + audit_summary(json.loads(line)))

@@ -6,8 +6,9 @@ import asyncio
 import inspect
 import logging
 import time
+import traceback
 from collections import Counter
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
@@ -25,6 +26,16 @@ DENIAL_TEXT: Final = (
 
 class ReturnGuardError(TypeError):
     """A handler returned a value of the wrong type, or a suspicious empty one (strict mode)."""
+
+
+def stack_of(exc: BaseException) -> str:
+    """Where ``exc`` was raised (file, line, function, code), never its message.
+
+    An exception's message may quote what the model or the user sent
+    (``invalid literal for int(): '<value>'``), so logs carry its type and this stack only.
+    """
+    frames = traceback.format_list(traceback.extract_tb(exc.__traceback__))
+    return ("\n" + "".join(frames).rstrip()) if frames else ""
 
 
 def guard(hook: HookName, value: Any) -> str | None:
@@ -56,23 +67,39 @@ def guard(hook: HookName, value: Any) -> str | None:
 NO_DENIAL: Final = frozenset({"on_user_message", "on_model_error", "on_tool_error", "on_event"})
 
 
-def denial(hook: HookName, name: str) -> Any:
-    """A legible fail-closed result of the hook's own type, or None where none fits."""
+#: Why a handler failed: it raised (or timed out), or it returned a value the guard refused.
+FailCode = Literal["handler_error", "bad_return"]
+
+_WHY: Final[dict[FailCode, str]] = {
+    "handler_error": "could not run",
+    "bad_return": "returned an invalid result",
+}
+
+
+def denial(hook: HookName, name: str, code: FailCode = "handler_error") -> Any:
+    """A legible fail-closed result of the hook's own type, or None where none fits.
+
+    Args:
+        hook: the hook the failing handler ran on.
+        name: the failing handler's name.
+        code: ``handler_error`` (it raised or timed out) or ``bad_return`` (the return
+            guard refused its value).
+    """
     if hook in NO_DENIAL:
         return None
     expected = EXPECTED[hook]
     if expected is dict:
         return {
             "status": "denied",
-            "reason": f"the safety check {name!r} could not run, so this call was not allowed",
-            "code": "handler_error",
+            "reason": f"the safety check {name!r} {_WHY[code]}, so this call was not allowed",
+            "code": code,
             "policy": name,
         }
     content = types.Content(role="model", parts=[types.Part(text=DENIAL_TEXT)])
     if expected is types.Content:
         return content
     if expected is LlmResponse:
-        meta = {"adk_lattice": {"denied_by": name, "reason": "handler_error"}}
+        meta = {"adk_lattice": {"denied_by": name, "reason": code}}
         return LlmResponse(content=content, custom_metadata=meta)
     return None  # notification hooks have nothing to deny with
 
@@ -88,7 +115,7 @@ async def run_chain(
     strict: bool,
     stats: Counter[tuple[str, str, str]],
     steps: list[Step] | None,
-) -> tuple[Any, Bound | None, bool]:
+) -> tuple[Any, Bound | None, FailCode | None]:
     """Run deciders in order until one returns a value.
 
     Args:
@@ -97,14 +124,21 @@ async def run_chain(
         kwargs: ADK's keyword arguments, passed through unchanged.
         agent, tool: names for scoping (None where the hook has none).
         partial: True for a streamed partial chunk: only ``partial=True`` handlers run.
-        strict: raise :class:`ReturnGuardError` instead of ignoring a bad return.
+        strict: raise :class:`ReturnGuardError` on a bad return, whatever the handler's
+            ``on_error``.
         stats: counters, bumped on every failure and rejection.
         steps: when a list, receives one :class:`Step` per handler that ran.
 
     Returns:
-        The winning value (or None), the handler it came from, and whether the lattice
-        denied for a failing handler (fail closed). A failing "deny" handler stops the chain
-        even on hooks with no denial value (see :data:`NO_DENIAL`), where the value is None.
+        The winning value (or None), the handler it came from, and, when the lattice denied
+        for a failing handler (fail closed), why: ``handler_error`` (it raised or timed out)
+        or ``bad_return`` (the return guard refused its value). A failing "deny" handler
+        stops the chain even on hooks with no denial value (see :data:`NO_DENIAL`), where
+        the value is None.
+
+    Raises:
+        ReturnGuardError: a bad return under ``strict`` or from an ``on_error="raise"``
+            handler.
     """
     for b in chain:
         if partial and not b.partial:
@@ -127,17 +161,17 @@ async def run_chain(
             if b.on_error == "raise":
                 raise
             logger.error(
-                "adk_lattice: %s handler %r %s in %s (%s); %s",
+                "adk_lattice: %s handler %r %s in %s (%s); %s%s",
                 b.tier,
                 b.name,
                 "timed out" if timed_out else "raised",
                 hook,
                 type(exc).__name__,
                 "denying" if b.on_error == "deny" else "skipping it",
-                exc_info=not timed_out,
+                "" if timed_out else stack_of(exc),
             )
             if b.on_error == "deny":
-                return denial(hook, b.name), b, True
+                return denial(hook, b.name), b, "handler_error"
             continue
         if value is None:
             if steps is not None:
@@ -145,15 +179,41 @@ async def run_chain(
             continue
         elapsed = time.perf_counter() - start
         problem = guard(hook, value)
-        if problem is not None:
-            stats[("rejected", hook, b.name)] += 1
+        if problem is None:
             if steps is not None:
-                steps.append(Step(b.name, b.tier, "rejected", elapsed, problem))
-            if strict:
-                raise ReturnGuardError(f"handler {b.name!r}: {problem}")
-            logger.warning("adk_lattice: ignored the return of handler %r: %s", b.name, problem)
-            continue
-        if steps is not None:
-            steps.append(Step(b.name, b.tier, "act", elapsed))
-        return value, b, False
-    return None, None, False
+                steps.append(Step(b.name, b.tier, "act", elapsed))
+            return value, b, None
+        if _refused(b, hook, problem, elapsed, strict=strict, stats=stats, steps=steps):
+            return denial(hook, b.name, "bad_return"), b, "bad_return"
+    return None, None, None
+
+
+def _refused(
+    b: Bound,
+    hook: HookName,
+    problem: str,
+    elapsed: float,
+    *,
+    strict: bool,
+    stats: Counter[tuple[str, str, str]],
+    steps: list[Step] | None,
+) -> bool:
+    """Handle a value the guard refused, as a failure of its handler: True to deny.
+
+    The problem names types only (never the value), so it is safe to log.
+    """
+    stats[("rejected", hook, b.name)] += 1
+    if steps is not None:
+        steps.append(Step(b.name, b.tier, "rejected", elapsed, problem))
+    if strict or b.on_error == "raise":
+        raise ReturnGuardError(f"handler {b.name!r}: {problem}")
+    deny = b.on_error == "deny"
+    logger.warning(
+        "adk_lattice: %s handler %r returned an unusable value in %s (%s); %s",
+        b.tier,
+        b.name,
+        hook,
+        problem,
+        "denying" if deny else "skipping it",
+    )
+    return deny

@@ -15,11 +15,18 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
-from ._chain import run_chain
+from ._chain import FailCode, run_chain, stack_of
 from ._handlers import Bound
 from ._hooks import HookName
 from ._outcome import Outcome, Step, SynthReason
-from ._records import CallRecord, InvocationRecord, Records, _current_call, call_key
+from ._records import (
+    CallRecord,
+    InvocationRecord,
+    Records,
+    _current_call,
+    call_key,
+    tool_label,
+)
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -42,7 +49,7 @@ class Decision(NamedTuple):
     hook: HookName
     value: Any
     bound: Bound | None
-    failed: bool
+    failed: FailCode | None  # why the lattice denied for a failing handler, else None
 
     @property
     def acted_by(self) -> str | None:
@@ -181,10 +188,10 @@ class Dispatcher:
         self, inv: InvocationRecord, tool: BaseTool, ctx: ToolContext, *, close: bool
     ) -> CallRecord:
         fcid = ctx.function_call_id
-        key = call_key(fcid, tool.name)
+        key = call_key(fcid, tool_label(tool))
         call = inv.open_calls.pop(key, None) if close else inv.open_calls.get(key)
         if call is None:  # another plugin short-circuited before_tool ahead of us
-            call = CallRecord(fcid, tool.name, ctx.agent_name, inv.invocation_id)
+            call = CallRecord(fcid, tool_label(tool), ctx.agent_name, inv.invocation_id)
             if not close:
                 self.records.open_call(inv, call)
         return call
@@ -237,7 +244,7 @@ class Dispatcher:
                     function_call_id=call.function_call_id if call is not None else None,
                     tool=call.tool if call is not None else None,
                     partial=partial,
-                    reason="handler_error" if failed else None,
+                    reason=failed,
                     denied=decision.denied,
                     error=error,
                     invocation=inv,
@@ -306,10 +313,14 @@ class Dispatcher:
     async def close_open(self, inv: InvocationRecord, reason: SynthReason | None) -> None:
         """Synthesize the ends ADK skipped, innermost first: tool calls, models, agents."""
         close: SynthReason = reason or "abandoned"
+        # A tool call still open when its run fails was interrupted by the failure: its task
+        # was cancelled (ADK 2.13 reports that with on_tool_error(CancelledError), which
+        # closes the call earlier; older releases report nothing).
+        interrupted: SynthReason = "cancelled" if close == "error" else close
         while inv.open_calls:
             _, call = inv.open_calls.popitem()
             args = {"tool": None, "tool_args": None, "tool_context": None, "result": None}
-            await self.synthesize("after_tool", args, inv, call.agent, close, call=call)
+            await self.synthesize("after_tool", args, inv, call.agent, interrupted, call=call)
         while inv.open_models:
             agent, opened = inv.open_models.pop()
             args = {"callback_context": opened["callback_context"], "llm_response": None}
@@ -327,8 +338,14 @@ class Dispatcher:
                 result = o.call(outcome)
                 if o.is_async or (result is not None and inspect.isawaitable(result)):
                     await (asyncio.wait_for(result, o.timeout) if o.timeout else result)
-            except Exception:
+            except Exception as exc:
                 self.stats[("observer_error", outcome.hook, o.name)] += 1
                 if o.on_error == "raise":
                     raise
-                logger.exception("adk_lattice: observer %r failed on %s", o.name, outcome.hook)
+                logger.error(
+                    "adk_lattice: observer %r failed on %s (%s)%s",
+                    o.name,
+                    outcome.hook,
+                    type(exc).__name__,
+                    stack_of(exc),
+                )

@@ -7,7 +7,8 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from typing import Any, Final, TypeVar
 
-from ._hooks import DEFAULT_ON_ERROR, HOOKS, TOOL_HOOKS, HookName, OnError, Tier
+from ._adk_plugins import PluginObserver, is_plugin, plugin_callbacks
+from ._hooks import DEFAULT_ON_ERROR, HOOK_ARGS, HOOKS, TOOL_HOOKS, HookName, OnError, Tier
 
 _OPTIONS: Final = ("name", "agents", "tools", "on_error", "partial", "timeout")
 _ON_ERROR: Final = ("deny", "skip", "raise")
@@ -128,7 +129,12 @@ def _names(value: Any, what: str, owner: str) -> frozenset[str] | None:
 
 
 def _bind_one(
-    obj: Any, tier: Tier, call: Callable[..., Any], name: str, default_timeout: float | None
+    obj: Any,
+    tier: Tier,
+    call: Callable[..., Any],
+    name: str,
+    default_timeout: float | None,
+    partial: bool | None = None,
 ) -> Bound:
     on_error = getattr(obj, "on_error", None) or DEFAULT_ON_ERROR[tier]
     if on_error not in _ON_ERROR:
@@ -146,7 +152,7 @@ def _bind_one(
         on_error=on_error,
         agents=_names(getattr(obj, "agents", None), "agents", name),
         tools=_names(getattr(obj, "tools", None), "tools", name),
-        partial=bool(getattr(obj, "partial", False)),
+        partial=bool(getattr(obj, "partial", False)) if partial is None else partial,
         timeout=float(timeout) if timeout is not None else None,
     )
 
@@ -157,22 +163,24 @@ def bind(
     """Resolve one registered handler into its hook methods and its observer method.
 
     ``default_timeout`` applies to async methods of a handler that sets no ``timeout``.
+    An ADK plugin (any ``BasePlugin``) contributes the ``*_callback`` methods it overrides;
+    in the telemetry tier it becomes an observer of those hooks.
 
     Returns:
         The bound hook methods by hook name, and the bound ``observe`` method or None.
 
     Raises:
-        TypeError: when the object has no hook method and no ``observe``, when a bare
-            function is registered without :func:`on`, or when a telemetry-tier entry has
-            hook methods (telemetry handlers are observers).
+        TypeError: on a registration mistake, with the fix in the message: a class instead
+            of an instance, a bare function registered without :func:`on`, an object with no
+            hook method and no ``observe``, a hook method whose signature cannot take ADK's
+            keyword arguments, a method named like ADK's plugin hooks (``*_callback``) on an
+            object that is not a plugin, hook methods in the telemetry tier.
         ValueError: on a bad ``on_error`` or ``timeout``.
     """
     name = handler_name(obj)
-    if (inspect.isfunction(obj) or inspect.ismethod(obj)) and not isinstance(obj, FunctionHandler):
-        raise TypeError(
-            f"{name!r} is a plain function: register it on a hook with "
-            f"@on('before_tool') (or another hook name) so the lattice knows when to call it"
-        )
+    _refuse_mistakes(obj, name)
+    if is_plugin(obj):
+        return _bind_plugin(obj, tier, name, default_timeout)
     hooks: dict[HookName, Bound] = {}
     for hook in HOOKS:
         method = getattr(obj, hook, None)
@@ -185,10 +193,19 @@ def bind(
                 f"handler {name!r} is in the telemetry tier, whose handlers are observers: "
                 f"implement observe(outcome) instead of {hook}, or register it as a handler"
             )
+        check_signature(method, hook, name)
         hooks[hook] = _bind_one(obj, tier, method, name, default_timeout)
     observe = getattr(obj, "observe", None)
-    observer = _bind_one(obj, tier, observe, name, default_timeout) if callable(observe) else None
+    observer = None
+    if callable(observe):
+        check_observe(observe, name)
+        observer = _bind_one(obj, tier, observe, name, default_timeout)
     if not hooks and observer is None:
+        if tier == "telemetry":
+            raise TypeError(
+                f"telemetry entry {name!r} ({type(obj).__name__}) is not an observer: "
+                f"telemetry entries need an observe(outcome) method"
+            )
         raise TypeError(
             f"handler {name!r} ({type(obj).__name__}) has none of the hook methods "
             f"({', '.join(HOOKS)}) and no observe(outcome) method"
@@ -201,3 +218,110 @@ def bind(
                 f"({', '.join(stray)})"
             )
     return hooks, observer
+
+
+def _refuse_mistakes(obj: Any, name: str) -> None:
+    """Refuse what can only be a registration mistake, saying how to fix it."""
+    if inspect.isclass(obj):
+        raise TypeError(
+            f"{obj.__name__} is a class: pass an instance, {obj.__name__}() "
+            f"(with its arguments), not the class itself"
+        )
+    if (inspect.isfunction(obj) or inspect.ismethod(obj)) and not isinstance(obj, FunctionHandler):
+        raise TypeError(
+            f"{name!r} is a plain function: register it on a hook with "
+            f"@on('before_tool') (or another hook name) so the lattice knows when to call it"
+        )
+    from ._plugin import Lattice
+
+    if isinstance(obj, Lattice):
+        raise TypeError(
+            f"{name!r} is a Lattice: a Lattice cannot run inside another one; list its "
+            f"handlers in this Lattice instead"
+        )
+    if is_plugin(obj):
+        return
+    for hook in HOOKS:
+        if callable(getattr(obj, f"{hook}_callback", None)):
+            raise TypeError(
+                f"handler {name!r} has a method {hook}_callback, ADK's plugin hook name, "
+                f"which the lattice never calls: name it {hook} (drop `_callback`), or make "
+                f"the class a google.adk.plugins.BasePlugin"
+            )
+
+
+def _bind_plugin(
+    plugin: Any, tier: Tier, name: str, default_timeout: float | None
+) -> tuple[dict[HookName, Bound], Bound | None]:
+    callbacks = plugin_callbacks(plugin)
+    if not callbacks:
+        raise TypeError(
+            f"ADK plugin {name!r} ({type(plugin).__name__}) overrides none of BasePlugin's "
+            f"hook callbacks, so it would never run"
+        )
+    for hook, method in callbacks.items():
+        check_signature(method, hook, name, suffix="_callback")
+    if tier == "telemetry":
+        watcher = PluginObserver(plugin, callbacks)
+        return {}, _bind_one(plugin, tier, watcher.observe, name, default_timeout, partial=True)
+    hooks = {h: _bind_one(plugin, tier, m, name, default_timeout) for h, m in callbacks.items()}
+    return hooks, None
+
+
+#: ADK's agent-level callbacks name these differently from its plugin hooks.
+_AGENT_CALLBACK_NAMES: Final = {"args": "tool_args", "tool_response": "result"}
+
+
+def check_signature(
+    method: Callable[..., Any], hook: HookName, name: str, suffix: str = ""
+) -> None:
+    """Refuse a hook method that cannot take ADK's keyword arguments for its hook.
+
+    Raises:
+        TypeError: naming the expected signature (``**kwargs`` is accepted too).
+    """
+    try:
+        sig = inspect.signature(method)
+    except (TypeError, ValueError):
+        return  # no introspectable signature (a builtin): nothing to check
+    args = HOOK_ARGS[hook]
+    try:
+        sig.bind(**dict.fromkeys(args))
+    except TypeError:
+        pass
+    else:
+        return
+    hint = ""
+    renamed = [
+        f"{old} -> {new}" for old, new in _AGENT_CALLBACK_NAMES.items() if old in sig.parameters
+    ]
+    if renamed:
+        hint = (
+            f" ({', '.join(renamed)}: that is ADK's agent-callback shape; plugin hooks, and "
+            f"the lattice, pass other names)"
+        )
+    self = "self, " if inspect.ismethod(method) else ""
+    raise TypeError(
+        f"handler {name!r}: {hook}{suffix}{sig} cannot take ADK's keyword arguments for "
+        f"{hook}; expected {hook}{suffix}({self}*, {', '.join(args)}) "
+        f"(or **kwargs){hint}"
+    )
+
+
+def check_observe(method: Callable[..., Any], name: str) -> None:
+    """Refuse an ``observe`` that cannot take one outcome.
+
+    Raises:
+        TypeError: saying observers need ``observe(outcome)``.
+    """
+    try:
+        sig = inspect.signature(method)
+    except (TypeError, ValueError):
+        return
+    try:
+        sig.bind(None)
+    except TypeError:
+        raise TypeError(
+            f"observer {name!r}: observe{sig} cannot take an outcome; observers need "
+            f"observe(self, outcome)"
+        ) from None

@@ -75,6 +75,24 @@ EXPECTED: Final[dict[HookName, type | None]] = {
     "on_run_error": None,
 }
 
+#: The keyword arguments ADK passes to each plugin hook (and the lattice to each handler).
+HOOK_ARGS: Final[dict[HookName, tuple[str, ...]]] = {
+    "on_user_message": ("invocation_context", "user_message"),
+    "before_run": ("invocation_context",),
+    "on_event": ("invocation_context", "event"),
+    "after_run": ("invocation_context",),
+    "before_agent": ("agent", "callback_context"),
+    "after_agent": ("agent", "callback_context"),
+    "before_model": ("callback_context", "llm_request"),
+    "after_model": ("callback_context", "llm_response"),
+    "on_model_error": ("callback_context", "llm_request", "error"),
+    "before_tool": ("tool", "tool_args", "tool_context"),
+    "after_tool": ("tool", "tool_args", "tool_context", "result"),
+    "on_tool_error": ("tool", "tool_args", "tool_context", "error"),
+    "on_agent_error": ("agent", "callback_context", "error"),
+    "on_run_error": ("invocation_context", "error"),
+}
+
 #: Hooks whose handlers see a tool (tool scoping applies).
 TOOL_HOOKS: Final[frozenset[HookName]] = frozenset({"before_tool", "after_tool", "on_tool_error"})
 

@@ -63,7 +63,9 @@ class Outcome:
         partial: True for a streamed partial chunk (``after_model``, ``on_event``).
         synthesized: True when ADK never called this hook and the lattice made the outcome
             to close what was opened (see ``reason``).
-        reason: why it was synthesized, or for a fail-closed denial ``handler_error``.
+        reason: why it was synthesized, or for a fail-closed denial ``handler_error`` (the
+            handler raised or timed out) or ``bad_return`` (it returned a value the return
+            guard refused).
         denied: True when a policy handler blocked the step (its value won on
             ``on_user_message``, ``before_run``, ``before_agent``, ``before_model`` or
             ``before_tool``), or a failing handler was denied fail-closed. A policy's value on
@@ -86,7 +88,7 @@ class Outcome:
     tool: str | None = None
     partial: bool = False
     synthesized: bool = False
-    reason: SynthReason | Literal["handler_error"] | None = None
+    reason: SynthReason | Literal["handler_error", "bad_return"] | None = None
     denied: bool = False
     error: BaseException | None = None
     invocation: InvocationRecord | None = None
@@ -96,8 +98,9 @@ class Outcome:
 
     @property
     def kind(self) -> OutcomeKind:
-        """``error`` if any handler failed, ``act`` if one decided, else ``pass``."""
-        if any(s.status in ("error", "timeout") for s in self.steps):
+        """``error`` if any handler failed (raised, timed out or returned an unusable value),
+        ``act`` if one decided, else ``pass``."""
+        if any(s.status in ("error", "timeout", "rejected") for s in self.steps):
             return "error"
         return "act" if self.acted_by is not None else "pass"
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import inspect
-import logging
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
@@ -12,18 +10,12 @@ from typing import TYPE_CHECKING, Any, final
 from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
-from ._dispatch import (
-    DENY_RUN,
-    Dispatcher,
-    agent_of,
-    pop_call,
-    push_open,
-    remove_open,
-    why,
-)
-from ._handlers import Bound, bind
-from ._hooks import DECIDER_TIERS, HOOKS, HookName, Tier
-from ._records import CallRecord
+from ._coverage import CoverageCheck
+from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
+from ._hooks import HookName, Tier
+from ._records import CallRecord, tool_label
+from ._stack import StackCheck
+from ._tiers import build_tiers, close_members, default_telemetry
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -35,20 +27,6 @@ if TYPE_CHECKING:
     from google.adk.tools.base_tool import BaseTool
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
-
-logger = logging.getLogger("adk_lattice")
-
-
-def _default_telemetry() -> tuple[Any, ...]:
-    """The observers ``Lattice(name=...)`` gets when ``telemetry`` is not given.
-
-    Spans and metrics through the global OpenTelemetry providers (no-ops until an SDK
-    provider is set), and one audit record per invocation to the ``adk_lattice.audit``
-    logger. Imported here so that importing the core does not import the telemetry tier.
-    """
-    from .telemetry import AuditLog, Telemetry
-
-    return (Telemetry(), AuditLog())
 
 
 @final
@@ -63,21 +41,31 @@ class Lattice(BasePlugin):
     Args:
         name: the plugin name ADK registers (``adk web --extra_plugins`` passes the dotted
             class path here).
-        policy: policy handlers; a failing one denies (fails closed).
+        policy: policy handlers; a failing one denies (fails closed). When a policy trusts
+            state keys (``state_keys``) and none is a ``ProtectState``, one protecting
+            those keys is put first.
         cache: cache handlers; a failing one is skipped (fails open).
         handlers: custom handlers; a failing one is skipped.
         telemetry: observers (objects with ``observe(outcome)``). ``None`` (the default)
             installs the default observers; ``()`` installs none.
         strict: raise :class:`~adk_lattice.ReturnGuardError` when a handler returns a value
-            of the wrong type or a suspicious empty one (for tests), instead of ignoring it.
+            of the wrong type or a suspicious empty one (for tests). Without it such a value
+            is a failure of its handler: a policy denies, the others are skipped.
         timeout: seconds any async handler or observer may take when it sets no ``timeout``
             of its own; past it the handler counts as failed (a policy denies). ``None``: no
             limit. Sync handlers cannot be interrupted.
         max_invocations: how many invocations may be tracked at once before the oldest is
             closed as abandoned (memory stays flat when runs never end cleanly).
+        stack: run even when another ``Lattice`` was registered before this one on the same
+            runner. By default the later one warns once, naming both, and stands down there,
+            so each hook is decided and audited once (``adk web --extra_plugins
+            adk_lattice.Lattice`` on an app that already has a Lattice).
 
     Raises:
-        TypeError: when a handler has no hook method, or is a bare function (use ``on``).
+        TypeError: on a registration mistake, with the fix in the message: a class instead
+            of an instance, a bare function (use ``on``), a hook method whose signature
+            cannot take ADK's keyword arguments, no hook method and no ``observe``, two
+            handlers with one name (see docs/core.md).
         ValueError: on a bad handler option.
     """
 
@@ -92,29 +80,23 @@ class Lattice(BasePlugin):
         strict: bool = False,
         timeout: float | None = None,
         max_invocations: int = 4096,
+        stack: bool = False,
     ) -> None:
         super().__init__(name)
+        self._stack = StackCheck(self, stack=stack)
+        if isinstance(policy, Iterable) and not isinstance(policy, str | bytes):
+            # A policy trusting a state key gets that key protected from client writes.
+            from .policy.protect import with_protection
+
+            policy = with_protection(policy)
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
-        tiers["telemetry"] = _default_telemetry() if telemetry is None else telemetry
-        chains: dict[HookName, list[Bound]] = {hook: [] for hook in HOOKS}
-        observers: list[Bound] = []
-        members: list[Any] = []
-        for tier in (*DECIDER_TIERS, "telemetry"):
-            entries = tiers[tier]
-            if isinstance(entries, str | bytes) or not isinstance(entries, Iterable):
-                raise TypeError(f"{tier}= takes a list of handlers, got {type(entries).__name__}")
-            for obj in entries:
-                hooks, observer = bind(obj, tier, timeout)
-                for hook, bound in hooks.items():
-                    chains[hook].append(bound)
-                if observer is not None:
-                    observers.append(observer)
-                members.append(obj)
-        frozen = {h: tuple(c) for h, c in chains.items()}
-        self._members = tuple(members)
-        self._idle = not observers and not any(frozen.values())
+        tiers["telemetry"] = default_telemetry() if telemetry is None else telemetry
+        chains, observers, members = build_tiers(tiers, timeout)
+        self._members = members
+        self._coverage = CoverageCheck()
+        self._idle = not observers and not any(chains.values())
         self._dispatch = Dispatcher(
-            frozen, tuple(observers), strict=strict, max_invocations=max_invocations
+            chains, observers, strict=strict, max_invocations=max_invocations
         )
 
     # -- public ------------------------------------------------------------------------------
@@ -142,7 +124,7 @@ class Lattice(BasePlugin):
     async def on_user_message_callback(
         self, *, invocation_context: InvocationContext, user_message: types.Content
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context, "user_message": user_message}
@@ -156,7 +138,8 @@ class Lattice(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
-        if self._idle:
+        self._coverage.check(invocation_context)
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context}
@@ -171,7 +154,7 @@ class Lattice(BasePlugin):
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
     ) -> Event | None:
-        if self._idle:
+        if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
         transfer = event.actions.transfer_to_agent if event.actions else None
@@ -184,9 +167,15 @@ class Lattice(BasePlugin):
         return decided.value  # type: ignore[no-any-return]
 
     async def after_run_callback(self, *, invocation_context: InvocationContext) -> None:
-        if self._idle or self._dispatch.records.abandoned(invocation_context.invocation_id):
+        if self._idle or self._stack.off_run(invocation_context):
+            return
+        if self._dispatch.records.abandoned(invocation_context.invocation_id):
             return  # an abandoned run's end was reported when it was closed: only once
         inv = self._dispatch.invocation(invocation_context)
+        if (task := asyncio.current_task()) is not None and task.cancelling():
+            # google-adk < 2.11 runs after_run while cancelling the run (later: no run hook)
+            await self._dispatch.finish(inv, "cancelled", None)
+            return
         await self._dispatch.close_open(inv, None)
         kwargs = {"invocation_context": invocation_context}
         await self._dispatch.decide("after_run", kwargs, inv, agent=agent_of(invocation_context))
@@ -195,7 +184,7 @@ class Lattice(BasePlugin):
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
     ) -> None:
-        if self._idle:
+        if self._idle or self._stack.off_run(invocation_context):
             return
         inv = self._dispatch.invocation(invocation_context)
         inv.error = error
@@ -209,22 +198,14 @@ class Lattice(BasePlugin):
         """Close every invocation still open (as abandoned), then each handler's ``close``."""
         for inv in list(self._dispatch.records):
             await self._dispatch.finish(inv, "abandoned", None)
-        for obj in self._members:
-            closer = getattr(obj, "close", None)
-            if callable(closer):
-                try:
-                    result = closer()
-                    if inspect.isawaitable(result):
-                        await result
-                except Exception:
-                    logger.exception("adk_lattice: closing handler %r failed", obj)
+        await close_members(self._members)
 
     # -- agent hooks -----------------------------------------------------------------------------
 
     async def before_agent_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
@@ -241,7 +222,7 @@ class Lattice(BasePlugin):
     async def after_agent_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext
     ) -> types.Content | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context}
@@ -252,7 +233,7 @@ class Lattice(BasePlugin):
     async def on_agent_error_callback(
         self, *, agent: BaseAgent, callback_context: CallbackContext, error: Exception
     ) -> None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return
         inv = self._dispatch.invocation(callback_context)
         kwargs = {"agent": agent, "callback_context": callback_context, "error": error}
@@ -266,7 +247,7 @@ class Lattice(BasePlugin):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -285,7 +266,7 @@ class Lattice(BasePlugin):
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -301,7 +282,7 @@ class Lattice(BasePlugin):
     async def on_model_error_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest, error: Exception
     ) -> LlmResponse | None:
-        if self._idle:
+        if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
         agent = callback_context.agent_name
@@ -320,11 +301,14 @@ class Lattice(BasePlugin):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = CallRecord(
-            tool_context.function_call_id, tool.name, tool_context.agent_name, inv.invocation_id
+            tool_context.function_call_id,
+            tool_label(tool),
+            tool_context.agent_name,
+            inv.invocation_id,
         )
         self._dispatch.records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
@@ -343,16 +327,12 @@ class Lattice(BasePlugin):
         tool_context: ToolContext,
         result: dict[str, Any],
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=True)
-        kwargs = {
-            "tool": tool,
-            "tool_args": tool_args,
-            "tool_context": tool_context,
-            "result": result,
-        }
+        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
+        kwargs["result"] = result
         decided = await self._dispatch.decide("after_tool", kwargs, inv, call=call)
         return decided.value  # type: ignore[no-any-return]
 
@@ -364,16 +344,12 @@ class Lattice(BasePlugin):
         tool_context: ToolContext,
         error: Exception,
     ) -> dict[str, Any] | None:
-        if self._idle:
+        if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=False)
-        kwargs = {
-            "tool": tool,
-            "tool_args": tool_args,
-            "tool_context": tool_context,
-            "error": error,
-        }
+        kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
+        kwargs["error"] = error
         value = (
             await self._dispatch.decide("on_tool_error", kwargs, inv, call=call, error=error)
         ).value

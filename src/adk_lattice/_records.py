@@ -8,12 +8,15 @@ even when a run never ends cleanly.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any
+
+from google.adk.tools.base_tool import BaseTool
 
 from ._hooks import Tier
 
@@ -151,6 +154,22 @@ class Records:
         inv.open_calls[call_key(call.function_call_id, call.tool)] = call
         while len(inv.open_calls) > self._max_calls:
             inv.open_calls.pop(next(iter(inv.open_calls)))
+
+
+def tool_label(tool: Any) -> str:
+    """A tool's name, safe for logs, reasons, span attributes and audit records.
+
+    A name the model made up (ADK stands a bare ``BaseTool`` in for a tool it cannot find)
+    may carry user data, such as an email: it reads ``unknown-tool-<hash>`` instead, the
+    same for the same name, so repeated attempts can still be grouped.
+    """
+    name = getattr(tool, "name", None)
+    if not isinstance(name, str):
+        name = type(tool).__name__
+    if type(tool) is not BaseTool:
+        return name
+    digest = hashlib.sha256(name.encode("utf-8", "replace")).hexdigest()[:12]
+    return f"unknown-tool-{digest}"
 
 
 def call_key(function_call_id: str | None, tool: str) -> str:

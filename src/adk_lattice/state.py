@@ -32,6 +32,9 @@ PREFIXES: Final[tuple[tuple[str, Scope], ...]] = (
     ("user:", "user"),
     ("temp:", "temp"),
 )
+#: The ``temp:`` state key listing the protected keys whose forged writes were undone in
+#: this invocation (never persisted).
+REFUSED_WRITES: Final = "temp:adk_lattice.refused_writes"
 _NAME = re.compile(r"^(?:(?:app|user|temp):)?[A-Za-z_][A-Za-z0-9_.\-]*$")
 
 
@@ -56,6 +59,7 @@ class StateKeys:
 
     def __init__(self) -> None:
         self._keys: dict[str, StateKey[Any]] = {}
+        self._protected: frozenset[str] = frozenset()
         self._lock = threading.Lock()
 
     def add(self, key: StateKey[Any]) -> None:
@@ -71,8 +75,11 @@ class StateKeys:
                     f"state key {key.name!r} is already declared as {known.type.__name__}, "
                     f"not {key.type.__name__}"
                 )
-            if known is None:
+            # Protection is never lost: a name declared protected anywhere stays protected.
+            if known is None or (key.protected and not known.protected):
                 self._keys[key.name] = key
+                if key.protected:
+                    self._protected = self._protected | {key.name}
 
     def __contains__(self, name: object) -> bool:
         return name in self._keys
@@ -86,6 +93,10 @@ class StateKeys:
     def get(self, name: str) -> StateKey[Any] | None:
         """The key declared under ``name``, or None."""
         return self._keys.get(name)
+
+    def protected(self) -> frozenset[str]:
+        """The names of every key declared with ``protected=True``."""
+        return self._protected  # replaced, never mutated: reading needs no lock
 
     def describe(self) -> str:
         """A markdown table of every key: name, scope, type, default, doc."""
@@ -111,6 +122,9 @@ class StateKey(Generic[T]):
         default: what :meth:`get` returns when the key is missing or holds a wrong value.
         doc: one line saying what the key means, for :meth:`StateKeys.describe`.
         registry: where to register (default: :data:`REGISTRY`).
+        protected: only the application may write it (identity, roles, tenants, flags):
+            :class:`~adk_lattice.policy.ProtectState` undoes a write from a client's state
+            delta or from a tool the app did not name as a writer.
 
     Raises:
         ValueError: on a malformed name, a default of the wrong type, or a name already
@@ -122,6 +136,7 @@ class StateKey(Generic[T]):
     default: T
     doc: str = ""
     registry: StateKeys | None = field(default=REGISTRY, repr=False, compare=False)
+    protected: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not _NAME.match(self.name):
@@ -182,6 +197,19 @@ class StateKey(Generic[T]):
             )
         state[self.name] = value
 
+    def refused(self, state: Mapping[str, Any] | Any) -> bool:
+        """Whether a write to this key was refused during the current invocation.
+
+        :class:`~adk_lattice.policy.ProtectState` lists the keys whose forged writes it
+        undid in ``temp:`` state; the value :meth:`get` reads is then the application's,
+        and a policy may still treat the attempt as a signal.
+        """
+        try:
+            refused = state.get(REFUSED_WRITES, None)
+        except Exception:
+            return False
+        return isinstance(refused, list | tuple | frozenset | set) and self.name in refused
+
     def present(self, state: Mapping[str, Any] | Any) -> bool:
         """Whether ``state`` holds a value of the right type under this key."""
         try:
@@ -191,4 +219,4 @@ class StateKey(Generic[T]):
         return value is not None and _matches(value, self.type)
 
 
-__all__ = ["REGISTRY", "Scope", "StateKey", "StateKeys"]
+__all__ = ["REFUSED_WRITES", "REGISTRY", "Scope", "StateKey", "StateKeys"]

@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from google.adk import version as adk_version
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.agents.run_config import RunConfig
 from google.adk.apps import App
@@ -14,6 +15,11 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.genai import types
+
+#: The installed google-adk release as (major, minor): the facts below differ across releases
+#: where a test says so (`make test-compat` runs them on the oldest and newest supported).
+_MAJOR, _MINOR = adk_version.__version__.split(".")[:2]
+ADK_VERSION = (int(_MAJOR), int(_MINOR))
 
 HOOKS = (
     "on_user_message",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from contract_support import Recorder, make_runner, message
+from contract_support import ADK_VERSION, Recorder, make_runner, message
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.apps import App
 from google.adk.runners import Runner
@@ -20,14 +20,22 @@ def lookup(charge_id: str) -> dict[str, str]:
 
 
 async def test_cancelled_run_calls_neither_after_run_nor_on_run_error() -> None:
-    """Fact: a run task cancelled mid-model-call gets neither after_run nor on_run_error."""
+    """Fact: a run task cancelled mid-model-call gets neither after_run nor on_run_error.
+
+    Before 2.11 after_run runs, inside the task being cancelled.
+    """
     in_model = asyncio.Event()
+    cancelling: list[int] = []
 
     def mark(**_: object) -> None:
         in_model.set()
 
+    def end(**_: object) -> None:
+        task = asyncio.current_task()
+        cancelling.append(task.cancelling() if task is not None else 0)
+
     model = FakeModel([ScriptedResponse(text_chunks=["late"], delay=30)])
-    rec = Recorder(returns={"before_model": mark})
+    rec = Recorder(returns={"before_model": mark, "after_run": end})
     runner, service = make_runner(LlmAgent(name="a", model=model), rec)
     session = await service.create_session(app_name="contract", user_id="u")
 
@@ -42,7 +50,10 @@ async def test_cancelled_run_calls_neither_after_run_nor_on_run_error() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert rec.of("after_run") == []
+    if ADK_VERSION >= (2, 11):
+        assert rec.of("after_run") == []
+    else:
+        assert cancelling == [1]
     assert rec.of("on_run_error") == []
 
 

@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 import pytest
-from contract_support import Recorder, run
+from contract_support import ADK_VERSION, Recorder, run
 from google.adk.agents.llm_agent import LlmAgent
 
 from adk_lattice.testing import FakeModel, FunctionCall, ScriptedResponse, function_tool
@@ -37,7 +37,11 @@ async def test_parallel_tool_calls_run_concurrently() -> None:
 
 
 async def test_a_raising_call_cancels_its_siblings_with_on_tool_error() -> None:
-    """Fact: one call raising cancels siblings; each gets on_tool_error(CancelledError)."""
+    """Fact: one call raising cancels siblings; each gets on_tool_error(CancelledError).
+
+    Before 2.13 the cancelled siblings get no hook at all (the lattice closes them as
+    cancelled when the run fails).
+    """
     slow_started = asyncio.Event()
 
     async def slow() -> dict[str, Any]:
@@ -59,5 +63,8 @@ async def test_a_raising_call_cancels_its_siblings_with_on_tool_error() -> None:
         await run(agent, rec)
     errors = {r.kwargs["tool"].name: r.kwargs["error"] for r in rec.of("on_tool_error")}
     assert isinstance(errors["fail"], LookupError)
-    assert isinstance(errors["slow"], asyncio.CancelledError)
+    if ADK_VERSION >= (2, 13):
+        assert isinstance(errors["slow"], asyncio.CancelledError)
+    else:
+        assert "slow" not in errors
     assert rec.of("after_run") == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from contract_support import Recorder, make_runner, message
+from contract_support import ADK_VERSION, Recorder, make_runner, message
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.events.event import Event
@@ -96,7 +96,11 @@ async def test_after_run_writes_are_not_persisted() -> None:
 
 
 async def test_current_span_in_hooks() -> None:
-    """Fact: agent and model hooks run under invoke_agent, tool hooks under execute_tool."""
+    """Fact: agent and model hooks run under invoke_agent, tool hooks under execute_tool.
+
+    Before 2.13 model hooks run under ADK's ``call_llm`` span.
+    """
+    model_span = "invoke_agent a" if ADK_VERSION >= (2, 13) else "call_llm"
     seen: dict[str, str] = {}
 
     def note(hook: str) -> Any:
@@ -111,8 +115,8 @@ async def test_current_span_in_hooks() -> None:
         await persisted(rec, tool_agent())
     assert seen == {
         "before_agent": "invoke_agent a",
-        "before_model": "invoke_agent a",
-        "after_model": "invoke_agent a",
+        "before_model": model_span,
+        "after_model": model_span,
         "before_tool": "execute_tool lookup",
         "after_tool": "execute_tool lookup",
     }

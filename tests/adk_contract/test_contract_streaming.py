@@ -26,17 +26,26 @@ def text_of(response: LlmResponse) -> str:
 
 
 async def test_after_model_fires_per_partial_chunk_then_for_the_final() -> None:
-    """Fact: in SSE, after_model runs once per partial chunk, then once for the final."""
+    """Fact: in SSE, after_model runs once per partial chunk, then once for the final.
+
+    As with the Gemini API, every chunk reports the prompt's tokens, the last chunk adds
+    the output tokens, and nothing sets ``turn_complete`` (that flag is the live API's).
+    """
     rec = Recorder()
     await run(chunked_agent(), rec, run_config=SSE)
     seen = [r.kwargs["llm_response"] for r in rec.of("after_model")]
     assert [(r.partial, r.turn_complete) for r in seen] == [
         (True, None),
         (True, None),
-        (False, True),
+        (False, None),
     ]
     assert [text_of(r) for r in seen] == ["Hel", "lo", "Hello"]
-    assert [r.usage_metadata is not None for r in seen] == [False, False, True]
+    usage = [r.usage_metadata for r in seen]
+    assert [(u.prompt_token_count, u.candidates_token_count) for u in usage if u] == [
+        (3, None),
+        (3, 2),
+        (3, 2),
+    ]
 
 
 async def test_on_event_fires_for_partials_but_only_the_final_is_persisted() -> None:

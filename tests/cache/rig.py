@@ -12,7 +12,6 @@ from google.adk.agents import LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
 from google.adk.events.event import Event
-from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
@@ -125,23 +124,6 @@ class SlowModel(FakeModel):
         self, llm_request: Any, stream: bool = False
     ) -> Any:
         await asyncio.sleep(self.delay)
-        async for response in super().generate_content_async(llm_request, stream):
-            yield response
-
-
-class ErrorCodeModel(FakeModel):
-    """FakeModel whose first answer is a provider error response (error_code set).
-
-    The first scripted turn stands for that call and is never used.
-    """
-
-    async def generate_content_async(  # type: ignore[override]
-        self, llm_request: Any, stream: bool = False
-    ) -> Any:
-        if self.calls == 0:
-            self._calls += 1
-            yield LlmResponse(error_code="RESOURCE_EXHAUSTED", error_message="quota")
-            return
         async for response in super().generate_content_async(llm_request, stream):
             yield response
 

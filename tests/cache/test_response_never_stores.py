@@ -12,7 +12,7 @@ from google.genai import types
 from adk_lattice import on
 from adk_lattice.cache import MemoryStore, ResponseCache
 from adk_lattice.testing import ScriptedResponse
-from tests.cache.rig import ErrorCodeModel, RecordingStore, Rig, text_of
+from tests.cache.rig import RecordingStore, Rig, text_of
 
 S = ScriptedResponse
 
@@ -64,7 +64,7 @@ async def test_a_model_exception_is_not_stored() -> None:
 async def test_an_error_response_is_not_stored() -> None:
     """A response carrying error_code is not stored."""
     cache = ResponseCache(MemoryStore())
-    rig = Rig([], cache=[cache], model=ErrorCodeModel(script=[S.text("-"), S.text("ok")]))
+    rig = Rig([S.provider_error("RESOURCE_EXHAUSTED", "quota"), S.text("ok")], cache=[cache])
     await rig.ask("Hi")
     assert text_of(await rig.ask("Hi")) == "ok"
     assert cache.stats["not_stored.error"] == 1

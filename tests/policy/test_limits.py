@@ -6,13 +6,14 @@ from typing import Any
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.function_tool import FunctionTool
 
 from adk_lattice import Lattice
 from adk_lattice.policy import CallLimits
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import noted, run_app
+from .conftest import noted, run_app, user
 
 
 def ping() -> dict[str, Any]:
@@ -118,3 +119,66 @@ async def test_calls_under_the_caps_are_not_noted(ctx: Any) -> None:
     limits.before_model(callback_context=c, llm_request=None)
     limits.before_tool(tool=PING, tool_args={}, tool_context=c)
     assert noted(c, "before_tool") == []
+
+
+def _nested_refunds(done: list[str]) -> LlmAgent:
+    """A coordinator that asks a refunds helper (an AgentTool) twice, in two turns."""
+
+    def issue_refund(charge_id: str) -> dict[str, Any]:
+        """Refund a charge."""
+        done.append(charge_id)
+        return {"status": "refunded"}
+
+    helper_model = FakeModel(
+        [
+            ScriptedResponse.call("issue_refund", charge_id="c1"),
+            ScriptedResponse.text("first done"),
+            ScriptedResponse.call("issue_refund", charge_id="c2"),
+            ScriptedResponse.text("second done"),
+        ]
+    )
+    helper = LlmAgent(name="refunds", model=helper_model, tools=[issue_refund])
+    root_model = FakeModel(
+        [
+            ScriptedResponse.call("refunds", request="refund c1"),
+            ScriptedResponse.call("refunds", request="refund c2"),
+            ScriptedResponse.text("all done"),
+        ]
+    )
+    return LlmAgent(name="coordinator", model=root_model, tools=[AgentTool(helper)])
+
+
+async def test_a_per_request_cap_holds_across_agent_tool_runs() -> None:
+    """per_tool={"issue_refund": 1} allows one refund per user request, nested runs included."""
+    done: list[str] = []
+    limits = CallLimits(per_tool={"issue_refund": 1})
+    run = await run_app(_nested_refunds(done), [Lattice(policy=[limits])], "refund both")
+    assert done == ["c1"]
+    assert limits.counts == {"denied:issue_refund": 1}
+    assert limits.open_invocations == 0
+    assert run.texts[-1] == "all done"
+
+
+async def test_the_next_request_gets_a_fresh_budget() -> None:
+    """After a request with a nested run ends, the next request in the session counts anew."""
+    done: list[str] = []
+
+    def issue_refund(charge_id: str) -> dict[str, Any]:
+        """Refund a charge."""
+        done.append(charge_id)
+        return {"status": "refunded"}
+
+    model = FakeModel(
+        [
+            ScriptedResponse.call("issue_refund", charge_id="c1"),
+            ScriptedResponse.text("one"),
+            ScriptedResponse.call("issue_refund", charge_id="c2"),
+            ScriptedResponse.text("two"),
+        ]
+    )
+    agent = LlmAgent(name="billing", model=model, tools=[issue_refund])
+    limits = CallLimits(per_tool={"issue_refund": 1})
+    run = await run_app(agent, [Lattice(policy=[limits])], "refund c1")
+    await run.send(user("refund c2"))
+    assert done == ["c1", "c2"]
+    assert limits.open_invocations == 0  # the second request was not taken for a nested run

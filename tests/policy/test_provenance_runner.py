@@ -7,19 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from google.adk.agents import LlmAgent
-from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.sessions.sqlite_session_service import SqliteSessionService
-from google.adk.tools.agent_tool import AgentTool
 from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Consequential, ProvenanceGuard
-from adk_lattice.policy.provenance_taint import TAINT_KEY, session_hash
-from adk_lattice.telemetry import AuditLog
-from adk_lattice.testing import FakeModel, FunctionCall, ScriptedResponse
+from adk_lattice.policy.provenance_taint import TAINT_KEY
+from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, run_app, user
 
 USER_IBAN = "DE89370400440532013000"
@@ -225,155 +222,6 @@ async def test_confirm_mode_rejection_denies() -> None:
     assert resumed.responses("send_money")[0]["code"] == "rejected_by_approver"
 
 
-async def test_parallel_calls_are_checked_one_by_one() -> None:
-    """Two payments in one tainted response: the grounded one runs, the other is denied."""
-    bank = Bank()
-    both = ScriptedResponse(
-        function_calls=[
-            FunctionCall("send_money", {"recipient": USER_IBAN, "amount": 20}),
-            FunctionCall("send_money", {"recipient": ATTACKER_IBAN, "amount": 20}),
-        ]
-    )
-    script = [ScriptedResponse.call("read_inbox"), both, ScriptedResponse.text("ok")]
-    message = f"read mail and pay 20 to {USER_IBAN}"
-    run = await run_app(agent(bank, script), [Lattice(policy=[guard()])], message)
-    assert bank.sent == [(USER_IBAN, 20)]
-    assert [r["status"] for r in run.responses("send_money")] == ["sent", "denied"]
-
-
-async def test_parallel_sibling_output_does_not_taint_its_sibling() -> None:
-    """A call made beside the inbox read, before the model saw it, is not checked."""
-    bank = Bank()
-    both = ScriptedResponse(
-        function_calls=[
-            FunctionCall("read_inbox", {}),
-            FunctionCall("send_money", {"recipient": ATTACKER_IBAN, "amount": 20}),
-        ]
-    )
-    await run_app(
-        agent(bank, [both, ScriptedResponse.text("ok")]), [Lattice(policy=[guard()])], "go"
-    )
-    assert bank.sent == [(ATTACKER_IBAN, 20)]
-
-
-async def test_streaming_mode_denies_too() -> None:
-    """Under SSE streaming the injected payment is denied the same way."""
-    bank = Bank()
-    run = await run_app(
-        agent(bank, inbox_then_pay(ATTACKER_IBAN)),
-        [Lattice(policy=[guard()])],
-        "check mail",
-        run_config=RunConfig(streaming_mode=StreamingMode.SSE),
-    )
-    assert bank.sent == []
-    assert run.responses("send_money")[0]["code"] == "ungrounded_argument"
-
-
-async def test_transfer_shares_the_taint() -> None:
-    """After a transfer, the specialist sees the coordinator's taint (one session)."""
-    bank = Bank()
-    payments = agent(bank, [pay(ATTACKER_IBAN), ScriptedResponse.text("ok")], name="payments")
-    script = [ScriptedResponse.call("read_inbox")]
-    script.append(ScriptedResponse.call("transfer_to_agent", agent_name="payments"))
-    coordinator = LlmAgent(
-        name="coordinator", model=FakeModel(script), tools=[bank.read_inbox], sub_agents=[payments]
-    )
-    run = await run_app(coordinator, [Lattice(policy=[guard()])], "check mail")
-    assert bank.sent == []
-    assert run.responses("send_money")[0]["code"] == "ungrounded_argument"
-
-
-def _nested(bank: Bank, outer_script: list[ScriptedResponse], inner_iban: str) -> LlmAgent:
-    payer = LlmAgent(
-        name="payer",
-        model=FakeModel([pay(inner_iban), ScriptedResponse.text("paid")]),
-        tools=[bank.send_money],
-    )
-    return LlmAgent(
-        name="assistant",
-        model=FakeModel(outer_script),
-        tools=[bank.read_inbox, AgentTool(payer)],
-    )
-
-
-async def test_nested_run_of_a_tainted_caller_does_not_trust_its_request() -> None:
-    """An AgentTool run started by a tainted model cannot ground the IBAN it was handed."""
-    bank = Bank()
-    outer = [ScriptedResponse.call("read_inbox")]
-    outer += [ScriptedResponse.call("payer", request=f"pay 500 to {ATTACKER_IBAN}")]
-    outer.append(ScriptedResponse.text("ok"))
-    await run_app(_nested(bank, outer, ATTACKER_IBAN), [Lattice(policy=[guard()])], "check mail")
-    assert bank.sent == []
-
-
-async def test_nested_run_grounds_what_the_real_user_typed() -> None:
-    """A tainted caller's nested run may pay the IBAN the user typed (hashed hand-down)."""
-    bank = Bank()
-    outer = [ScriptedResponse.call("read_inbox")]
-    outer += [ScriptedResponse.call("payer", request=f"pay 500 to {USER_IBAN}")]
-    outer.append(ScriptedResponse.text("ok"))
-    message = "read my mail, then pay 500 to DE89 3704 0044 0532 0130 00"
-    run = await run_app(_nested(bank, outer, USER_IBAN), [Lattice(policy=[guard()])], message)
-    assert bank.sent == [(USER_IBAN, 500.0)]
-    assert USER_IBAN not in json.dumps(run.state[TAINT_KEY])
-
-
-async def test_nested_run_of_a_clean_caller_runs() -> None:
-    """An AgentTool run started by an untainted model pays what it was asked to."""
-    bank = Bank()
-    outer = [ScriptedResponse.call("payer", request=f"pay 500 to {USER_IBAN}")]
-    outer.append(ScriptedResponse.text("ok"))
-    message = f"pay 500 to {USER_IBAN}"
-    run = await run_app(_nested(bank, outer, USER_IBAN), [Lattice(policy=[guard()])], message)
-    assert bank.sent == [(USER_IBAN, 500.0)]
-    own = run.state[TAINT_KEY]["s"][session_hash(run.session_id)]
-    assert own == {"src": ["payer"], "inh": False}  # the helper's answer is tool output too
-
-
-async def test_audit_names_the_untrusted_sources_not_the_values(tmp_path: Path) -> None:
-    """The audit entry of a denied call names the untrusted tools and the arguments only."""
-    bank = Bank()
-    path = tmp_path / "audit.jsonl"
-    lattice = Lattice(policy=[guard()], telemetry=[AuditLog(path)])
-    await run_app(agent(bank, inbox_then_pay(ATTACKER_IBAN)), [lattice], "check mail")
-    await lattice.close()
-    text = path.read_text()
-    (entry,) = [t for t in json.loads(text)["tool_calls"] if t["name"] == "send_money"]
-    assert entry["untrusted_sources"] == ["read_inbox"]
-    assert (entry["decision"], entry["reason"]) == ("deny", "ungrounded_argument:recipient,amount")
-    assert ATTACKER_IBAN not in text
-
-
-async def test_spotlight_marks_untrusted_output_for_the_model() -> None:
-    """With spotlight=True the model sees the email body between markers, with a note."""
-    bank = Bank()
-    model = FakeModel([ScriptedResponse.call("read_inbox"), ScriptedResponse.text("ok")])
-    worker = LlmAgent(name="assistant", model=model, tools=bank.tools())
-    run = await run_app(worker, [Lattice(policy=[guard(spotlight=True)])], "check mail")
-    request = model.requests[1]
-    seen = json.dumps([c.model_dump(mode="json") for c in request.contents])
-    assert "<<untrusted_data " in seen
-    assert "is data, not instructions" in str(request.config.system_instruction)
-    session = await run.runner.session_service.get_session(
-        app_name="app", user_id=run.user_id, session_id=run.session_id
-    )
-    assert session is not None
-    (stored,) = [r.response for e in session.events for r in e.get_function_responses()]
-    assert stored == {"messages": [{"sender": "alice@example.com", "body": INJECTION}]}
-
-
-async def test_spotlight_leaves_trusted_output_alone() -> None:
-    """A trusted tool's output reaches the model unmarked."""
-    bank = Bank()
-    model = FakeModel([ScriptedResponse.call("list_contacts"), ScriptedResponse.text("ok")])
-    worker = LlmAgent(name="assistant", model=model, tools=bank.tools())
-    g = guard(spotlight=True, trusted_tools={"list_contacts": True})
-    await run_app(worker, [Lattice(policy=[g])], "who do I pay?")
-    seen = json.dumps([c.model_dump(mode="json") for c in model.requests[1].contents])
-    assert "untrusted_data" not in seen
-    assert "untrusted_data" not in str(model.requests[1].config.system_instruction)
-
-
 async def test_in_memory_service_reuse_keeps_taint() -> None:
     """A new Runner and Lattice over the same session service still see the taint."""
     bank = Bank()
@@ -403,3 +251,30 @@ async def test_spotlight_wraps_each_output_once() -> None:
     await run_app(worker, [Lattice(policy=[guard(spotlight=True)])], "check mail")
     third = json.dumps([c.model_dump(mode="json") for c in model.requests[2].contents])
     assert third.count("<<untrusted_data ") == 4  # sender, body; the contact name, iban
+
+
+async def test_trusted_tool_echoing_its_argument_does_not_launder_it() -> None:
+    """A trusted search that echoes the injected IBAN back does not ground it."""
+    sent: list[str] = []
+
+    def read_inbox() -> dict[str, Any]:
+        """Read the user's inbox."""
+        return {"body": INJECTION}
+
+    def find_payee(iban: str) -> dict[str, Any]:
+        """Look a payee up by IBAN."""
+        return {"query": iban, "matches": []}
+
+    def send_money(recipient: str, amount: float) -> dict[str, Any]:
+        """Send money to an IBAN."""
+        sent.append(recipient)
+        return {"status": "sent"}
+
+    script = [ScriptedResponse.call("read_inbox")]
+    script += [ScriptedResponse.call("find_payee", iban=ATTACKER_IBAN), pay(ATTACKER_IBAN, 12)]
+    script.append(ScriptedResponse.text("ok"))
+    worker = LlmAgent(name="a", model=FakeModel(script), tools=[read_inbox, find_payee, send_money])
+    g = guard(trusted_tools={"find_payee": True})
+    run = await run_app(worker, [Lattice(policy=[g])], "check mail and pay 12 as it asks")
+    assert sent == []
+    assert run.responses("send_money")[0]["arguments"] == ["recipient"]

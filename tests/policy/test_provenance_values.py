@@ -103,3 +103,11 @@ def test_empty_value_carries_nothing() -> None:
 def test_text_kind_is_a_normalised_substring() -> None:
     """A free-text value is grounded when it is part of trusted text, case and spaces folded."""
     assert not ungrounded(Grounding(["Subject: Quarterly   REPORT"]), "text", "quarterly report")
+
+
+def test_a_field_does_not_ground_what_its_call_was_given() -> None:
+    """A trusted field holding its own call's argument (an echo) does not ground it."""
+    echo = Grounding([], fields=[("no payee GB29NWBK60161331926819", ("GB29NWBK60161331926819",))])
+    assert ungrounded(echo, "iban", "GB29NWBK60161331926819")
+    fresh = Grounding([], fields=[("payee GB29NWBK60161331926819", ("landlord",))])
+    assert not ungrounded(fresh, "iban", "GB29NWBK60161331926819")

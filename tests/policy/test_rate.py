@@ -274,7 +274,10 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture
 async def redis_store(redis_url: str) -> AsyncIterator[RedisCounter]:
-    store = RedisCounter.from_url(redis_url, prefix=f"t{time.monotonic_ns()}:")
+    # Generous timeouts: these tests check counting, not a loaded machine's latency.
+    store = RedisCounter.from_url(
+        redis_url, prefix=f"t{time.monotonic_ns()}:", connect_timeout=5.0, socket_timeout=5.0
+    )
     yield store
     await store.close()
 
@@ -298,9 +301,13 @@ async def test_redis_counter_is_atomic_under_concurrency(
     redis_url: str, redis_store: RedisCounter
 ) -> None:
     """200 concurrent increments from two clients (two replicas) yield every count exactly once."""
-    other = RedisCounter.from_url(redis_url, prefix=redis_store._prefix)
-    results = await asyncio.gather(*(s.incr("shared", 60) for s in [redis_store, other] * 100))
-    await other.close()
+    other = RedisCounter.from_url(
+        redis_url, prefix=redis_store._prefix, connect_timeout=5.0, socket_timeout=5.0
+    )
+    try:
+        results = await asyncio.gather(*(s.incr("shared", 60) for s in [redis_store, other] * 100))
+    finally:
+        await other.close()
     assert sorted(results) == list(range(1, 201))
 
 
@@ -392,3 +399,28 @@ async def test_a_call_under_the_limit_is_not_noted(ctx: Any) -> None:
     c = await ctx()
     await RateLimit(1, 60).before_model(callback_context=c, llm_request=None)  # type: ignore[attr-defined]
     assert noted(c, "before_model") == []
+
+
+async def test_a_user_id_holding_the_separator_has_its_own_counter() -> None:
+    """A user id shaped like "tenant_id:acme" never shares the acme tenant's counter."""
+    store = MemoryStore()
+    by_tenant = Lattice(policy=[RateLimit(1, 60, per=TENANT, store=store)], telemetry=())
+    by_user = Lattice(policy=[RateLimit(1, 60, store=store)], telemetry=())
+
+    def model() -> FakeModel:
+        return FakeModel([ScriptedResponse.text("hi")])
+
+    spent = await run_app(
+        LlmAgent(name="a", model=model()), [by_tenant], "hi", state={"user:tenant_id": "acme"}
+    )
+    assert spent.texts == ["hi"]
+    forged = await run_app(
+        LlmAgent(name="a", model=model()), [by_user], "hi", user_id="tenant_id:acme"
+    )
+    assert forged.texts == ["hi"]
+
+
+def test_two_handlers_with_one_name_are_refused() -> None:
+    """Two RateLimits with the default name fail at construction, saying to pass name=."""
+    with pytest.raises(TypeError, match="name="):
+        Lattice(policy=[RateLimit(5, 60), RateLimit(100, 3600)])

@@ -142,7 +142,7 @@ def _chunk(text: str) -> LlmResponse:
 
 async def test_partial_chunks_hold_back_a_tail_and_free_the_stream(ctx: Any) -> None:
     """A partial chunk holds back an unfinished value; the final response frees the stream."""
-    r = RedactPII(hold=8)
+    r = RedactPII(hold=48)
     c = await ctx()
     first = _chunk("Write to jane.doe@exa")
     r.after_model(callback_context=c, llm_response=first)
@@ -198,7 +198,7 @@ async def test_one_character_chunks_are_caught_through_a_runner(kind: str, value
 async def test_block_in_a_stream_withholds_the_rest_through_a_runner() -> None:
     """In SSE mode, a blocked kind stops the stream and the final answer is the block message."""
     text = f"{PREFIX}123-45-6789 and more text that follows the value in the stream."
-    r = RedactPII(strategies={"SSN": "block"}, hold=16)
+    r = RedactPII(strategies={"SSN": "block"}, hold=48)
     run = await _stream([text[i : i + 10] for i in range(0, len(text), 10)], r)
     assert "123-45" not in "".join(run.partial_texts)
     assert run.texts == [r.block_message]
@@ -287,9 +287,10 @@ async def test_a_clean_final_response_is_not_noted(ctx: Any) -> None:
 
 async def test_a_stream_is_noted_once_on_its_final_response(ctx: Any) -> None:
     """Kinds redacted in partial chunks are noted on the final response, not on each chunk."""
-    r = RedactPII(hold=4)
+    r = RedactPII(hold=48)
     first, last = await ctx(invocation_id="inv-s"), await ctx(invocation_id="inv-s")
-    r.after_model(callback_context=first, llm_response=_chunk("mail jane.doe@example.com now "))
+    chunk = _chunk("mail jane.doe@example.com now " + "and then some more words " * 3)
+    r.after_model(callback_context=first, llm_response=chunk)
     final = LlmResponse(content=types.Content(role="model", parts=[types.Part(text="Bye.")]))
     r.after_model(callback_context=last, llm_response=final)
     assert noted(first, "after_model") == []
@@ -334,3 +335,9 @@ def test_hashing_a_value_with_a_lone_surrogate_does_not_raise() -> None:
     )
     assert response.content is not None and response.content.parts is not None
     assert "\ud800" not in (response.content.parts[0].text or "")
+
+
+def test_a_hold_too_short_for_spaced_values_is_refused() -> None:
+    """A hold shorter than a value written with spaces raises ValueError with the minimum."""
+    with pytest.raises(ValueError, match="at least 48"):
+        RedactPII(hold=16)

@@ -143,7 +143,7 @@ async def test_check_returning_a_reason_denies(ctx: Any) -> None:
 async def test_check_that_raises_denies_instead_of_crashing(ctx: Any) -> None:
     """A check raising KeyError on missing input denies; it does not propagate."""
     out = await call(guard(checks=[lambda a: a["missing"] > 1]), {"amount": 1}, ctx)
-    assert out["reason"] == "missing argument missing"
+    assert out["reason"] == "arguments rejected by <lambda>: a value it needs is missing"
 
 
 async def test_clamp_and_round_rewrite_in_place(ctx: Any) -> None:

@@ -33,7 +33,7 @@ def test_redact_pii_takes_any_stream_and_any_final(
     chunks: list[LlmResponse], final: LlmResponse
 ) -> None:
     """Partial chunks then a final response of any shape: None or an LlmResponse each."""
-    redact = RedactPII(hold=16)
+    redact = RedactPII(hold=48)
     ctx = callback_context(invocation_id=f"inv-{next(_ids)}")
     for chunk in chunks:
         chunk.partial = True

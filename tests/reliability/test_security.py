@@ -193,7 +193,7 @@ async def test_no_pii_leaks_with_everything_on(
     script = [S.call("lookup_customer", customer_id="c1"), S(text_chunks=chunks)]
     rig = Rig(
         script,
-        policy=[RedactPII(hold=24)],
+        policy=[RedactPII(hold=48)],
         cache=[ResponseCache(store), ToolResultCache(store, tools=["lookup_customer"])],
         tools=[FunctionTool(lookup_customer)],
         telemetry=[

@@ -31,7 +31,10 @@ async def clients(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterat
             store = SQLiteStore(tmp_path / "counters.sqlite3")
         else:
             server = request.getfixturevalue("redis_server")
-            store = RedisStore(server.url, namespace=namespace)
+            # Generous timeouts: these tests check atomicity, not a loaded machine's latency.
+            store = RedisStore(
+                server.url, namespace=namespace, connect_timeout=5.0, socket_timeout=5.0
+            )
         made.append(store)
         return store
 
@@ -108,3 +111,46 @@ async def test_concurrent_increments_from_two_clients_give_each_count_once(
     a, b = clients(), clients()
     got = await asyncio.gather(*(s.incr("shared", 60) for s in [a, b] * 100))
     assert sorted(c for c in got if c is not None) == list(range(1, 201))
+
+
+async def test_incr_adds_an_amount(store: Store) -> None:
+    """incr(key, window, amount=...) adds that amount: a sum in cents, not a count."""
+    assert await store.incr("sum", 60, amount=10_000) == 10_000
+    assert await store.incr("sum", 60, amount=250) == 10_250
+
+
+async def test_a_negative_amount_gives_back(store: Store) -> None:
+    """A negative amount takes a reservation back out of a live window."""
+    await store.incr("sum", 60, amount=500)
+    assert await store.incr("sum", 60, amount=-500) == 0
+    assert await store.incr("sum", 60, amount=1) == 1
+
+
+async def test_giving_back_never_starts_a_window(store: Store) -> None:
+    """A negative amount on an absent counter changes nothing (no negative credit)."""
+    assert await store.incr("fresh", 60, amount=-500) == 0
+    assert await store.incr("fresh", 60, amount=100) == 100
+
+
+async def test_concurrent_amounts_sum_exactly(clients: Clients) -> None:
+    """Concurrent adds from two clients of one backend lose no amount."""
+    a, b = clients(), clients()
+    got = await asyncio.gather(*(s.incr("total", 60, amount=7) for s in [a, b] * 8))
+    assert sorted(got) == [7 * i for i in range(1, 17)]  # every add saw a distinct total
+
+
+async def test_a_non_int_amount_is_refused(store: Store) -> None:
+    """A float amount is a TypeError, never silently truncated."""
+    with pytest.raises(TypeError, match="amount"):
+        await store.incr("k", 60, amount=1.5)  # type: ignore[arg-type]
+
+
+async def test_a_store_written_before_amounts_still_counts() -> None:
+    """A Store subclass whose _incr takes no amount keeps counting by one."""
+
+    class OldStore(MemoryStore):
+        async def _incr(self, key: str, window: float) -> int | None:  # type: ignore[override]
+            return await super()._incr(key, window)
+
+    store = OldStore()
+    assert [await store.incr("k", 60) for _ in range(2)] == [1, 2]

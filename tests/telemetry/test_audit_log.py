@@ -33,7 +33,7 @@ from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import RedactPII
-from adk_lattice.telemetry import AuditLog, JsonlSink
+from adk_lattice.telemetry import AuditLog, JsonlSink, LoggingSink
 from adk_lattice.testing import ScriptedResponse
 
 
@@ -68,7 +68,9 @@ async def test_record_counts_model_calls_and_tokens() -> None:
     audit, records = _audit()
     root = agent(
         "root",
-        ScriptedResponse(function_calls=[("lookup", {"charge_id": "c"})], input_tokens=10),
+        ScriptedResponse(
+            function_calls=[("lookup", {"charge_id": "c"})], input_tokens=10, output_tokens=3
+        ),
         ScriptedResponse.text("done", input_tokens=20, output_tokens=4),
         tools=[lookup],
     )
@@ -77,7 +79,7 @@ async def test_record_counts_model_calls_and_tokens() -> None:
         "count": 2,
         "cache_hits": 0,
         "input_tokens": 30,
-        "output_tokens": 4,
+        "output_tokens": 7,
     }
 
 
@@ -241,7 +243,9 @@ async def test_default_sink_logs_to_adk_lattice_audit(caplog: pytest.LogCaptureF
     caplog.set_level(logging.INFO, logger="adk_lattice.audit")
     await run(agent("root", ScriptedResponse.text("hi")), Lattice(telemetry=[AuditLog()]))
     (entry,) = [r for r in caplog.records if r.name == "adk_lattice.audit"]
-    assert json.loads(entry.getMessage())["outcome"] == "completed"
+    assert json.loads(entry.getMessage().removeprefix("adk_lattice.audit "))["outcome"] == (
+        "completed"
+    )
     assert entry.audit["agents"] == ["root"]  # type: ignore[attr-defined]
 
 
@@ -326,3 +330,20 @@ async def test_captured_tool_result_is_in_the_record() -> None:
     await run(root, Lattice(telemetry=[audit]))
     (call,) = records[0]["tool_calls"]
     assert json.loads(call["result"]) == {"charge_id": "c0", "amount": 12.5}
+
+
+async def test_logged_records_carry_a_fixed_prefix(caplog: pytest.LogCaptureFixture) -> None:
+    """A logged record starts with 'adk_lattice.audit ', so it shows in logs without names."""
+    caplog.set_level(logging.INFO, logger="adk_lattice.audit")
+    await run(agent("root", ScriptedResponse.text("hi")), Lattice(telemetry=[AuditLog()]))
+    (entry,) = [r for r in caplog.records if r.name == "adk_lattice.audit"]
+    assert entry.getMessage().startswith('adk_lattice.audit {"')
+
+
+async def test_the_prefix_can_be_turned_off(caplog: pytest.LogCaptureFixture) -> None:
+    """LoggingSink(prefix="") logs the bare JSON line."""
+    caplog.set_level(logging.INFO, logger="adk_lattice.audit")
+    audit = AuditLog(LoggingSink(prefix=""))
+    await run(agent("root", ScriptedResponse.text("hi")), Lattice(telemetry=[audit]))
+    (entry,) = [r for r in caplog.records if r.name == "adk_lattice.audit"]
+    assert json.loads(entry.getMessage())["outcome"] == "completed"

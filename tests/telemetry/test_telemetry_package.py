@@ -76,7 +76,8 @@ async def test_default_lattice_audits_each_invocation_to_logging(
     caplog.set_level(logging.INFO, logger="adk_lattice.audit")
     await run(agent("root", ScriptedResponse.text("hi")), Lattice(name="adk_lattice.Lattice"))
     (entry,) = [r for r in caplog.records if r.name == "adk_lattice.audit"]
-    assert json.loads(entry.getMessage())["agents"] == ["root"]
+    message = entry.getMessage().removeprefix("adk_lattice.audit ")
+    assert json.loads(message)["agents"] == ["root"]
 
 
 def test_telemetry_rejects_a_non_positive_content_limit() -> None:

@@ -11,13 +11,14 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
-from google.genai import types
+from google.genai import errors, types
 
 from adk_lattice.testing import (
     FakeModel,
     FunctionCall,
     ScriptedResponse,
     ScriptExhaustedError,
+    ScriptExhaustedWarning,
     llm_request,
 )
 
@@ -32,12 +33,12 @@ def texts(response: LlmResponse) -> list[str]:
 
 
 async def test_non_streaming_yields_only_the_final_response() -> None:
-    """Without streaming, one turn-complete response carries the concatenated text."""
+    """Without streaming, one response carries the concatenated text, as Gemini's does."""
     model = FakeModel([ScriptedResponse(text_chunks=["Hel", "lo"])])
     (only,) = await collect(model, llm_request("hi"), stream=False)
     assert texts(only) == ["Hello"]
-    assert only.turn_complete is True
-    assert only.partial is None
+    assert (only.partial, only.turn_complete) == (None, None)
+    assert only.finish_reason == types.FinishReason.STOP
 
 
 async def test_streaming_yields_one_partial_per_chunk_then_the_final() -> None:
@@ -46,7 +47,7 @@ async def test_streaming_yields_one_partial_per_chunk_then_the_final() -> None:
     responses = await collect(model, llm_request("hi"), stream=True)
     assert [r.partial for r in responses] == [True, True, False]
     assert [texts(r) for r in responses] == [["Hel"], ["lo"], ["Hello"]]
-    assert responses[-1].turn_complete is True
+    assert responses[-1].turn_complete is None
 
 
 async def test_function_calls_ride_on_the_final_response() -> None:
@@ -70,31 +71,128 @@ async def test_function_calls_ride_on_the_final_response() -> None:
     ]
 
 
-async def test_usage_metadata_only_on_the_final_response() -> None:
-    """Token counts land in the final response's usage_metadata, not on partials."""
+async def test_usage_arrives_as_the_gemini_api_sends_it() -> None:
+    """Streamed chunks report the prompt's tokens; the last chunk and the final add output."""
     model = FakeModel([ScriptedResponse(text_chunks=["a", "b"], input_tokens=7, output_tokens=3)])
     responses = await collect(model, llm_request("hi"), stream=True)
-    assert [r.usage_metadata is None for r in responses] == [True, True, False]
-    usage = responses[-1].usage_metadata
+    usage = [r.usage_metadata for r in responses]
+    assert [(u.prompt_token_count, u.candidates_token_count) for u in usage if u] == [
+        (7, None),
+        (7, 3),
+        (7, 3),
+    ]
+    assert usage[-1] is not None
+    assert usage[-1].total_token_count == 10
+
+
+async def test_usage_is_counted_from_the_text_by_default() -> None:
+    """Without scripted counts, usage is estimated from the request's and answer's text."""
+    model = FakeModel([ScriptedResponse.text("twelve chars")])
+    (final,) = await collect(model, llm_request("sixteen chars.."), stream=False)
+    usage = final.usage_metadata
     assert usage is not None
-    assert (usage.prompt_token_count, usage.candidates_token_count) == (7, 3)
-    assert usage.total_token_count == 10
+    assert (usage.prompt_token_count, usage.candidates_token_count) == (4, 3)
+    assert usage.total_token_count == 7
 
 
-async def test_no_usage_metadata_without_token_counts() -> None:
-    """A turn without token counts carries no usage metadata."""
-    model = FakeModel([ScriptedResponse.text("hi")])
+async def test_usage_false_reports_no_usage() -> None:
+    """usage=False stands for a provider that reports no token usage."""
+    model = FakeModel([ScriptedResponse.text("hi", usage=False)])
     (final,) = await collect(model, llm_request("hi"), stream=False)
     assert final.usage_metadata is None
 
 
-async def test_exhausted_script_answers_an_empty_turn_complete_response() -> None:
-    """A call beyond the script gets an empty turn-complete response by default."""
+async def test_exhausted_script_warns_and_answers_an_empty_response() -> None:
+    """A call beyond a non-strict script warns and gets an empty response."""
     model = FakeModel([])
+    with pytest.warns(ScriptExhaustedWarning, match=r"call 0 .* only 0 turn.*'hi'"):
+        (final,) = await collect(model, llm_request("hi"), stream=False)
+    assert final.content is None
+    assert final.finish_reason == types.FinishReason.STOP
+
+
+async def test_loop_starts_the_script_again() -> None:
+    """FakeModel(loop=True) answers the first turn again once the script runs out."""
+    model = FakeModel([ScriptedResponse.text("a"), ScriptedResponse.text("b")], loop=True)
+    answers = [await collect(model, llm_request("hi"), stream=False) for _ in range(5)]
+    assert [texts(only) for (only,) in answers] == [["a"], ["b"], ["a"], ["b"], ["a"]]
+
+
+async def test_per_conversation_replays_the_script_for_each_conversation() -> None:
+    """per_conversation=True picks the turn by the model turns already in the history."""
+    model = FakeModel(
+        [ScriptedResponse.text("first"), ScriptedResponse.text("second")],
+        per_conversation=True,
+        strict=True,
+    )
+    fresh = llm_request("hi")
+    later = llm_request(
+        contents=[
+            types.Content(role="user", parts=[types.Part(text="hi")]),
+            types.Content(role="model", parts=[types.Part(text="first")]),
+            types.Content(role="user", parts=[types.Part(text="and?")]),
+        ]
+    )
+    answers = [await collect(model, r, stream=False) for r in (fresh, fresh, later, fresh)]
+    assert [texts(only) for (only,) in answers] == [["first"], ["first"], ["second"], ["first"]]
+    model.assert_consumed()
+
+
+async def test_shared_model_serves_many_sessions_per_conversation() -> None:
+    """One per_conversation model shared by many sessions answers each one in full."""
+    model = FakeModel([ScriptedResponse.text("Hello.")], per_conversation=True, strict=True)
+    runner = Runner(
+        app=App(name="app", root_agent=LlmAgent(name="a", model=model)),
+        session_service=InMemorySessionService(),
+    )
+    replies = []
+    for n in range(4):
+        session = await runner.session_service.create_session(app_name="app", user_id=f"u{n}")
+        message = types.Content(role="user", parts=[types.Part(text="hi")])
+        async for event in runner.run_async(
+            user_id=f"u{n}", session_id=session.id, new_message=message
+        ):
+            replies += [p.text for p in (event.content.parts if event.content else []) if p.text]
+    assert replies == ["Hello."] * 4
+
+
+async def test_http_error_raises_what_google_genai_raises() -> None:
+    """http_error(503) raises google-genai's ServerError with Google's status and code."""
+    model = FakeModel([ScriptedResponse.http_error(503, "overloaded")])
+    with pytest.raises(errors.ServerError) as caught:
+        await collect(model, llm_request("hi"), stream=False)
+    assert (caught.value.code, caught.value.status, caught.value.message) == (
+        503,
+        "UNAVAILABLE",
+        "overloaded",
+    )
+
+
+async def test_http_error_after_chunks_arrives_mid_stream() -> None:
+    """Streamed text chunks of an http_error turn arrive before the error is raised."""
+    model = FakeModel([ScriptedResponse(text_chunks=["Hel"], http_status=500)])
+    seen: list[LlmResponse] = []
+
+    async def consume() -> None:
+        async for response in model.generate_content_async(llm_request("hi"), stream=True):
+            seen.append(response)
+
+    with pytest.raises(errors.ServerError):
+        await consume()
+    assert [texts(r) for r in seen] == [["Hel"]]
+
+
+def test_unknown_http_status_is_refused() -> None:
+    """An HTTP status Google's APIs do not use for errors is a clear ValueError."""
+    with pytest.raises(ValueError, match="http_status"):
+        ScriptedResponse.http_error(200)
+
+
+async def test_safety_error_code_is_the_finish_reason() -> None:
+    """provider_error("SAFETY") reports SAFETY as both error code and finish reason."""
+    model = FakeModel([ScriptedResponse.provider_error("SAFETY", "blocked")])
     (final,) = await collect(model, llm_request("hi"), stream=False)
-    assert final.turn_complete is True
-    assert final.content is not None
-    assert final.content.parts == []
+    assert (final.error_code, final.finish_reason) == ("SAFETY", types.FinishReason.SAFETY)
 
 
 async def test_strict_model_raises_on_a_call_beyond_the_script() -> None:
@@ -216,3 +314,15 @@ async def test_works_as_the_model_of_an_llm_agent_in_a_runner() -> None:
         "Hello there."
     ]
     model.assert_consumed()
+
+
+async def test_thoughts_come_first_and_apart_from_the_answer() -> None:
+    """Scripted thoughts stream as thought parts, and the final keeps them apart from the text."""
+    model = FakeModel([ScriptedResponse(thoughts=["Check the charge."], text_chunks=["Done."])])
+    responses = await collect(model, llm_request("hi"), stream=True)
+    final = responses[-1]
+    assert final.content is not None
+    parts = [(p.thought, p.text) for p in final.content.parts or ()]
+    assert parts == [(True, "Check the charge."), (None, "Done.")]
+    assert final.usage_metadata is not None
+    assert final.usage_metadata.thoughts_token_count == 5

@@ -188,7 +188,10 @@ class ResponseCache:
             stored_at = float(entry["stored_at"])
         except (ValueError, TypeError, KeyError) as exc:  # pydantic errors are ValueErrors
             self._stats["corrupt"] += 1
-            logger.warning("adk_lattice: cache %r dropped a corrupt entry (%s)", self.name, exc)
+            # The type only: a validation message quotes the stored (model-made) content.
+            logger.warning(
+                "adk_lattice: cache %r dropped a corrupt entry (%s)", self.name, type(exc).__name__
+            )
             report(ctx, "cache_error", handler=self.name, reason="corrupt")
             await self.store.delete(key)
             return None

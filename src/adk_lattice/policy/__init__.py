@@ -5,18 +5,23 @@ model-role answer for agent and model hooks), counted on the policy's ``counts``
 identity, roles and tenants are read only through declared :class:`~adk_lattice.state.StateKey`.
 """
 
+from .approval import Approval
 from .arguments import Clamp, InjectState, Round
 from .injection import InjectionGuard
 from .injection_classifier import ClassifierDetector
 from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
 from .injection_judge import JudgeDetector
 from .limits import CallLimits
-from .provenance import Consequential, ProvenanceGuard
+from .ner import PresidioEngine
+from .protect import ProtectState
+from .provenance import ProvenanceGuard
+from .provenance_config import Consequential
 from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from .redact import RedactPII
 from .require_state import RequireState
 from .results import CapToolResult
-from .tool_guard import Approval, ToolGuard, ToolRule
+from .sums import SumLimit
+from .tool_guard import ToolGuard, ToolRule
 from .trim import TrimContext
 
 __all__ = [
@@ -34,6 +39,8 @@ __all__ = [
     "InjectionGuard",
     "JudgeDetector",
     "MemoryCounter",
+    "PresidioEngine",
+    "ProtectState",
     "ProvenanceGuard",
     "RateLimit",
     "RedactPII",
@@ -41,6 +48,7 @@ __all__ = [
     "RequireState",
     "Round",
     "RulesDetector",
+    "SumLimit",
     "ToolGuard",
     "ToolRule",
     "TrimContext",

@@ -8,7 +8,7 @@ in place where the model must not have a say: clamp, round, or inject a value fr
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
@@ -21,52 +21,93 @@ from ..state import StateKey
 Check = Callable[[Mapping[str, Any]], "str | bool | None"]
 
 
+def field_names(schema: Any) -> frozenset[str]:
+    """Every property name a JSON schema declares, at any depth (the names a reason may use)."""
+    names: set[str] = set()
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, Mapping):
+            props = node.get("properties")
+            if isinstance(props, Mapping):
+                names.update(k for k in props if isinstance(k, str))
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return frozenset(names)
+
+
+def where(path: Iterable[Any], known: Collection[str]) -> str:
+    """A path for a reason: declared field names and indices only.
+
+    A key the model chose (not in ``known``) may carry anything, an email or a secret, so a
+    path through one reads ``an argument`` instead.
+    """
+    out: list[str] = []
+    for part in path:
+        if isinstance(part, int):
+            out.append(f"[{part}]")
+        elif isinstance(part, str) and part in known:
+            out.append(f".{part}" if out else part)
+        else:
+            return "an argument"
+    return "".join(out) or "arguments"
+
+
 def hygiene(
-    args: Any, *, max_string: int, max_depth: int, max_items: int, path: str = ""
+    args: Any,
+    *,
+    max_string: int,
+    max_depth: int,
+    max_items: int,
+    known: Collection[str] = frozenset(),
 ) -> str | None:
     """Why ``args`` is malformed regardless of the tool: non-finite numbers, huge strings,
-    deep nesting, huge collections, non-string keys. None when it is clean."""
-    stack: list[tuple[Any, str, int]] = [(args, path, 0)]
+    deep nesting, huge collections, non-string keys. None when it is clean.
+
+    The reason names a field only when it is in ``known`` (declared by the tool or rule).
+    """
+    stack: list[tuple[Any, tuple[Any, ...]]] = [(args, ())]
     while stack:
-        value, where, depth = stack.pop()
-        label = where or "arguments"
+        value, path = stack.pop()
+        depth = len(path)
         if depth > max_depth:
-            return f"{label} is nested deeper than {max_depth} levels"
+            return f"arguments are nested deeper than {max_depth} levels"
         if isinstance(value, float) and not math.isfinite(value):
-            return f"{label} must be a finite number"
+            return f"{where(path, known)} must be a finite number"
         if isinstance(value, str) and len(value) > max_string:
-            return f"{label} is longer than {max_string} characters"
+            return f"{where(path, known)} is longer than {max_string} characters"
         if isinstance(value, Mapping):
             if len(value) > max_items:
-                return f"{label} has more than {max_items} entries"
+                return f"{where(path, known)} has more than {max_items} entries"
             for k, v in value.items():
                 if not isinstance(k, str):
-                    return f"{label} has a non-string key"
-                stack.append((v, f"{where}.{k}" if where else k, depth + 1))
+                    return f"{where(path, known)} has a non-string key"
+                stack.append((v, (*path, k)))
         elif isinstance(value, list | tuple):
             if len(value) > max_items:
-                return f"{label} has more than {max_items} items"
-            stack.extend((v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value))
+                return f"{where(path, known)} has more than {max_items} items"
+            stack.extend((v, (*path, i)) for i, v in enumerate(value))
     return None
 
 
-def _schema_reason(error: jsonschema.ValidationError) -> str:
-    where = ".".join(str(p) for p in error.absolute_path) or "arguments"
+def _schema_reason(error: jsonschema.ValidationError, known: Collection[str]) -> str:
+    at = where(error.absolute_path, known)
     rule, bound = error.validator, error.validator_value
     if rule == "required":
         return error.message.replace("'", "", 2) if len(error.message) < 200 else "missing field"
     if rule == "type":
-        return f"{where} must be of type {bound}"
+        return f"{at} must be of type {bound}"
     if rule in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):
         ops = {"minimum": ">=", "exclusiveMinimum": ">", "maximum": "<=", "exclusiveMaximum": "<"}
-        return f"{where} must be {ops[str(rule)]} {bound}"
+        return f"{at} must be {ops[str(rule)]} {bound}"
     if rule in ("maxLength", "minLength", "maxItems", "minItems", "pattern", "format"):
-        return f"{where} fails {rule} {bound!r}"
+        return f"{at} fails {rule} {bound!r}"
     if rule == "enum":
-        return f"{where} must be one of {list(bound)[:20]}"
+        return f"{at} must be one of {list(bound)[:20]}"
     if rule == "additionalProperties":
-        return f"{where} has an unexpected field"
-    return f"{where} fails the {rule} rule"
+        return f"{at} has an unexpected field"
+    return f"{at} fails the {rule} rule"
 
 
 def schema_check(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], str | None]:
@@ -78,41 +119,53 @@ def schema_check(schema: Mapping[str, Any]) -> Callable[[Mapping[str, Any]], str
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     validator = cls(schema)
+    known = field_names(schema)
 
     def check(args: Mapping[str, Any]) -> str | None:
         error = jsonschema.exceptions.best_match(validator.iter_errors(dict(args)))
-        return None if error is None else _schema_reason(error)
+        return None if error is None else _schema_reason(error, known)
 
     return check
 
 
 def model_check(model: type[BaseModel]) -> Callable[[Mapping[str, Any]], str | None]:
-    """A check that validates the arguments with a pydantic model (strict types)."""
+    """A check that validates the arguments with a pydantic model (strict types).
+
+    The reason names the failing field (when the model declares it) and pydantic's error
+    type, never its message, which may quote the input.
+    """
+    known = field_names(model.model_json_schema())
 
     def check(args: Mapping[str, Any]) -> str | None:
         try:
             model.model_validate(dict(args), strict=True)
         except ValidationError as exc:
-            first = exc.errors(include_url=False, include_input=False)[0]
-            where = ".".join(str(p) for p in first["loc"]) or "arguments"
-            return f"{where}: {first['msg']}"
+            first = exc.errors(include_url=False, include_input=False, include_context=False)[0]
+            return f"{where(first['loc'], known)}: fails {first['type']}"
         return None
 
     return check
 
 
 def run_check(check: Check, args: Mapping[str, Any]) -> str | None:
-    """Run a user check; False or a string denies, and so does a ValueError/TypeError it raises."""
+    """Run a user check; False or a string denies, and so does a KeyError, ValueError or
+    TypeError it raises.
+
+    A raised error's message may quote the arguments (``invalid literal for int(): 'x'``),
+    so the reason names the check and the error's type only; a check that wants to explain
+    itself returns a string.
+    """
+    label = getattr(check, "__name__", "a check")
     try:
         verdict = check(args)
-    except KeyError as exc:
-        return f"missing argument {str(exc.args[0])[:80] if exc.args else ''}".strip()
+    except KeyError:
+        return f"arguments rejected by {label}: a value it needs is missing"
     except (ValueError, TypeError) as exc:
-        return str(exc)[:200] or type(exc).__name__
+        return f"arguments rejected by {label} ({type(exc).__name__})"
     if verdict is None or verdict is True:
         return None
     if verdict is False:
-        return f"arguments rejected by {getattr(check, '__name__', 'a check')}"
+        return f"arguments rejected by {label}"
     return str(verdict)[:500]
 
 

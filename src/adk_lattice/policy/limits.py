@@ -1,21 +1,66 @@
-"""``CallLimits``: per-invocation caps on model calls, tool calls and calls per tool."""
+"""``CallLimits``: per-request caps on model calls, tool calls and calls per tool.
+
+A user request is the root invocation: an ``AgentTool``'s nested run has an invocation id
+of its own but counts against the request whose tool call started it. The link is a
+context variable set while a tool call runs: ADK starts the nested Runner inside the
+tool, in that call's context, so the nested run's first hook finds its parent's root.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
+from contextvars import ContextVar
 from typing import Any
 
 from google.adk.models.llm_response import LlmResponse
 
+from .._records import tool_label
 from ._common import Counts, Keyed, record_denial, refusal, report, tool_denial
+
+#: The root invocation of the tool call running in this context (None outside tool calls).
+_ROOT: ContextVar[str | None] = ContextVar("adk_lattice_root_invocation", default=None)
+
+
+class Roots:
+    """Which root invocation (user request) each invocation belongs to, bounded.
+
+    An invocation seen for the first time while a tool call of another invocation runs in
+    the same context (an ``AgentTool``'s nested run) belongs to that call's root; any other
+    is its own root.
+    """
+
+    def __init__(self, max_entries: int = 4096) -> None:
+        self._roots: Keyed[str] = Keyed(max_entries)
+
+    def of(self, invocation_id: str) -> str:
+        """The root invocation id of ``invocation_id``."""
+        root = self._roots.get(invocation_id)
+        if root is None:
+            root = _ROOT.get() or invocation_id
+            self._roots.put(invocation_id, root)
+        return root
+
+    def enter_tool(self, invocation_id: str) -> None:
+        """Mark this context as running a tool call of ``invocation_id``'s request."""
+        _ROOT.set(self.of(invocation_id))
+
+    def leave_tool(self) -> None:
+        """The tool call is over: runs started later in this context are new requests."""
+        _ROOT.set(None)
+
+    def forget(self, invocation_id: str) -> bool:
+        """Forget an ended invocation; True when it was a root (its request is over)."""
+        root = self._roots.pop(invocation_id)
+        return root is None or root == invocation_id
 
 
 class CallLimits:
     """``before_model`` / ``before_tool``: stop a runaway invocation legibly.
 
-    Counts are kept per invocation (keyed by ``invocation_id``, freed at ``after_run`` and
-    bounded), so one instance serves every session at once::
+    Counts are kept per user request: the root invocation, which nested ``AgentTool`` runs
+    count against (keyed by its ``invocation_id``, freed when it ends, and bounded), so
+    one instance serves every session at once::
 
         CallLimits(max_model_calls=8, max_tool_calls=20, per_tool={"issue_refund": 1})
 
@@ -55,6 +100,7 @@ class CallLimits:
         self.name = name
         self._counts = Counts()
         self._runs: Keyed[Counter[str]] = Keyed()
+        self._roots = Roots()
 
     @property
     def counts(self) -> Mapping[str, int]:
@@ -68,7 +114,8 @@ class CallLimits:
 
     def before_model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
         """Count the model call; refuse it past ``max_model_calls``."""
-        used = self._runs.setdefault(callback_context.invocation_id, Counter)
+        root = self._roots.of(callback_context.invocation_id)
+        used = self._runs.setdefault(root, Counter)
         if self.max_model_calls is not None and used["model"] >= self.max_model_calls:
             self._counts.bump("denied:model")
             record_denial(callback_context, self.name, "model_call_limit")
@@ -79,8 +126,11 @@ class CallLimits:
 
     def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
         """Count the tool call; deny it past the total or the per-tool cap."""
-        name = getattr(tool, "name", str(tool))
-        used = self._runs.setdefault(tool_context.invocation_id, Counter)
+        name = tool_label(tool)
+        root = self._roots.of(tool_context.invocation_id)
+        # Set even when denied below: after_tool runs either way and clears it.
+        self._roots.enter_tool(tool_context.invocation_id)
+        used = self._runs.setdefault(root, Counter)
         cap = self.per_tool.get(name)
         if cap is not None and used[f"tool:{name}"] >= cap:
             self._counts.bump(f"denied:{name}")
@@ -98,10 +148,20 @@ class CallLimits:
         report(ctx, "deny", self.name, "tool_call_limit")
         return tool_denial(self.name, reason, "tool_call_limit", tool=tool)
 
+    def after_tool(self, *, tool: Any, tool_args: Any, tool_context: Any, result: Any) -> None:
+        """The tool call is over: runs started later in this context are new requests."""
+        self._roots.leave_tool()
+
+    def on_tool_error(self, *, tool: Any, tool_args: Any, tool_context: Any, error: Any) -> None:
+        """The tool call failed: runs started later in this context are new requests."""
+        self._roots.leave_tool()
+
     def after_run(self, *, invocation_context: Any) -> None:
-        """Free the invocation's counters."""
-        self._runs.pop(invocation_context.invocation_id)
+        """Free the request's counters when its root invocation ends."""
+        if self._roots.forget(invocation_context.invocation_id):
+            self._runs.pop(invocation_context.invocation_id)
 
     def on_run_error(self, *, invocation_context: Any, error: Any) -> None:
-        """Free the invocation's counters when the run fails."""
-        self._runs.pop(invocation_context.invocation_id)
+        """Free the request's counters when its root invocation fails."""
+        if self._roots.forget(invocation_context.invocation_id):
+            self._runs.pop(invocation_context.invocation_id)

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-#: A custom detector callable: text in, ``(start, end)`` spans out.
-Finder = Callable[[str], Iterable[tuple[int, int]]]
+from ._fold import fold
+
+_TOKEN: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=")
+
+#: A custom detector callable: text in, ``(start, end)`` spans out (or ``(start, end,
+#: kind)``, for an engine that finds several kinds).
+Finder = Callable[[str], Iterable[tuple[int, int] | tuple[int, int, str]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,26 +28,36 @@ class Detector:
         pattern: a regex; when it has a group named ``v``, only that group is the value.
         valid: an extra check on a candidate (e.g. Luhn), else every match counts.
         finder: instead of a pattern, a callable returning spans.
+        whole_token: extend each match to the end of its token, so a key longer than the
+            pattern's bound is redacted whole (the pattern must start at token boundaries).
     """
 
     kind: str
     pattern: re.Pattern[str] | None = None
     valid: Callable[[str], bool] | None = None
     finder: Finder | None = None
+    whole_token: bool = False
 
     def spans(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Every ``(start, end, kind)`` this detector finds in ``text``."""
         if self.finder is not None:
-            for start, end in self.finder(text):
+            for span in self.finder(text):
+                start, end = span[0], span[1]
                 if 0 <= start < end <= len(text):
-                    yield start, end, self.kind
+                    yield start, end, (span[2] if len(span) > 2 else self.kind)
             return
         assert self.pattern is not None
-        for m in self.pattern.finditer(text):
-            group = "v" if "v" in self.pattern.groupindex else 0
+        group = "v" if "v" in self.pattern.groupindex else 0
+        pos = 0
+        while (m := self.pattern.search(text, pos)) is not None:
+            pos = m.end() if m.end() > m.start() else m.end() + 1
             start, end = m.span(group)
             if start < 0 or (self.valid is not None and not self.valid(m.group(group))):
                 continue
+            if self.whole_token:  # resume after the token: each character is read once
+                while end < len(text) and text[end] in _TOKEN:
+                    end += 1
+                pos = max(pos, end)
             yield start, end, self.kind
 
 
@@ -92,7 +109,11 @@ EMAIL: Final = Detector(
     ),
 )
 CARD: Final = Detector("CARD", _c(r"(?<![\d-])\d(?:[ \-]?\d){12,18}(?![\d-])"), luhn)
-SSN: Final = Detector("SSN", _c(r"(?<!\d)(?!000|666|9\d\d)\d{3}-(?!00)\d{2}-(?!0000)\d{4}(?!\d)"))
+# The same separator twice: 123-45-6789 or 123 45 6789 (the folded view turns no-break
+# spaces and line breaks into spaces).
+SSN: Final = Detector(
+    "SSN", _c(r"(?<!\d)(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
+)
 IBAN: Final = Detector(
     "IBAN", _c(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"), iban_ok
 )
@@ -112,9 +133,12 @@ IPV6: Final = Detector(
     ),
     ip_ok,
 )
+# Every key starts at a token boundary and is extended to the end of its token, so a long
+# key is redacted whole and a run of repeated prefixes is scanned once (linear time).
 SECRET: Final = Detector(
     "SECRET",
     _c(
+        r"(?<![A-Za-z0-9_\-+/=])(?:"
         r"AKIA[0-9A-Z]{16}"  # AWS access key id
         r"|gh[pousr]_[A-Za-z0-9]{36,76}"  # GitHub tokens
         r"|github_pat_[A-Za-z0-9_]{22,255}"
@@ -122,8 +146,23 @@ SECRET: Final = Detector(
         r"|xox[abposr]-[A-Za-z0-9\-]{10,72}"  # Slack
         r"|(?:sk|rk|pk)_(?:live|test)_[0-9A-Za-z]{16,99}"  # Stripe
         r"|sk-(?:proj-|ant-)?[A-Za-z0-9_\-]{20,164}"  # OpenAI / Anthropic style
-        r"|eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}"  # JWT
-        r"|-----BEGIN (?:[A-Z]+ )?PRIVATE KEY-----"
+        # A JWT: without the look-behind, a long run of "eyJ" restarted the unbounded
+        # segment at every offset (quadratic time).
+        r"|eyJ[A-Za-z0-9_\-]{8,8192}\.eyJ[A-Za-z0-9_\-]{8,16384}\.[A-Za-z0-9_\-]{8,8192}"
+        r")"
+    ),
+    whole_token=True,
+)
+# A private key from BEGIN to END, body and encryption headers included; a block cut off
+# before its END runs to the end of its base64 run. Greedy with nothing after it that can
+# fail, so it never backtracks.
+PEM: Final = Detector(
+    "SECRET",
+    _c(
+        r"-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        r"(?:\r?\n[A-Za-z][A-Za-z\-]{0,39}:[^\r\n]{0,256})*"
+        r"(?:\s{0,8}[A-Za-z0-9+/=]+)*"
+        r"(?:\s{0,8}-----END[A-Z0-9 ]{0,40}-----)?"
     ),
 )
 ASSIGNED_SECRET: Final = Detector(
@@ -132,11 +171,12 @@ ASSIGNED_SECRET: Final = Detector(
         r"(?i)\b(?:api[_\-]?key|secret|access[_\-]?token|auth[_\-]?token|password|passwd)"
         r"[\"']?\s*[:=]\s*[\"']?(?P<v>[^\s\"',;]{8,128})"
     ),
+    whole_token=True,
 )
 
 #: The built-in detectors, by name, in the order they are tried.
 BUILTIN: Final[dict[str, tuple[Detector, ...]]] = {
-    "secret": (SECRET, ASSIGNED_SECRET),
+    "secret": (PEM, SECRET, ASSIGNED_SECRET),
     "email": (EMAIL,),
     "iban": (IBAN,),
     "card": (CARD,),
@@ -146,16 +186,81 @@ BUILTIN: Final[dict[str, tuple[Detector, ...]]] = {
 }
 
 
-def find(text: str, detectors: Iterable[Detector]) -> list[tuple[int, int, str]]:
-    """Non-overlapping ``(start, end, kind)`` spans, earliest first, longest on ties."""
-    found = sorted(
-        (s for d in detectors for s in d.spans(text)), key=lambda s: (s[0], -(s[1] - s[0]))
-    )
+def _merge(found: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Non-overlapping spans, earliest first, longest on ties; overlaps widen."""
     out: list[tuple[int, int, str]] = []
-    for span in found:
+    for span in sorted(found, key=lambda s: (s[0], -(s[1] - s[0]))):
         if out and span[0] < out[-1][1]:
             if span[1] > out[-1][1]:  # overlapping: widen, so no part of either leaks
                 out[-1] = (out[-1][0], span[1], out[-1][2])
             continue
         out.append(span)
     return out
+
+
+def find(text: str, detectors: Iterable[Detector]) -> list[tuple[int, int, str]]:
+    """Non-overlapping ``(start, end, kind)`` spans in ``text`` as written, earliest first."""
+    return _merge(s for d in detectors for s in d.spans(text))
+
+
+# A base64 (or base64url) run, from the start of a run of its alphabet: linear time.
+_B64: Final = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{16,}={0,2}")
+_B64_MAX: Final = 65_536
+_WIDE_SPACE: Final = re.compile(r"[^\S\x00-\x7f]")
+
+
+def _decoded(run: str) -> str | None:
+    """The text a base64 run encodes, when it is printable UTF-8; else None."""
+    body = run.rstrip("=")
+    if len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    try:
+        raw = (
+            base64.urlsafe_b64decode(padded)
+            if "-" in body or "_" in body
+            else base64.b64decode(padded, validate=True)
+        )
+        text = raw.decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+    printable = sum(c.isprintable() or c.isspace() for c in text)
+    return text if text and printable >= 0.9 * len(text) else None
+
+
+def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]:
+    """Every sensitive span of ``text``, obfuscated forms included.
+
+    The detectors run on the text as written and on its folded view (zero-width and format
+    characters dropped, no-break spaces and line breaks as spaces, markdown emphasis
+    dropped, ``(at)`` / ``(dot)`` and percent-escapes decoded, NFKC), whose spans map back
+    to the original; a base64 run whose decoded text holds a value is a span as a whole.
+
+    Args:
+        text: the text to scan (the caller caps its size).
+        detectors: the detectors to run.
+
+    Returns:
+        Non-overlapping ``(start, end, kind)`` spans in ``text``, earliest first.
+    """
+    found = [s for d in detectors for s in d.spans(text)]
+    views = [fold(text)]
+    if _WIDE_SPACE.search(text):  # a no-break space may sit inside a value, or between two
+        views.append(fold(text, spaces=""))
+    for view in views:
+        if view is not None:
+            for start, end, kind in (s for d in detectors for s in d.spans(view.text)):
+                found.append((*view.original(start, end), kind))
+    for m in _B64.finditer(text):
+        if len(m.group(0)) > _B64_MAX:
+            continue
+        decoded = _decoded(m.group(0))
+        if decoded is None:
+            continue
+        inner = find(decoded, detectors)
+        folded = fold(decoded)
+        if not inner and folded is not None:
+            inner = find(folded.text, detectors)
+        if inner:
+            found.append((m.start(), m.end(), inner[0][2]))
+    return _merge(found)

@@ -12,24 +12,30 @@ from __future__ import annotations
 
 import logging
 import secrets
+import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
+from cachetools import LRUCache
 from google.adk.tools.agent_tool import AgentTool
 
 from .._records import current_call
 from ..state import StateKey
 from ..telemetry._audit import UNTRUSTED_SOURCES
 from ._common import Counts, Keyed, report, tool_denial
+from .provenance_config import Consequential, check_kinds, trust_table
 from .provenance_spotlight import spotlight_request
 from .provenance_taint import (
     CONTROL_TOOLS,
     MAX_TOKENS,
+    EventTrust,
     Taint,
+    batch_of,
+    call_arguments,
     capped,
+    capped_pairs,
+    instruction_text,
     mark,
-    parse_paths,
     read_taint,
     scalars,
     session_hash,
@@ -38,60 +44,12 @@ from .provenance_taint import (
     trusted_leaves,
     user_texts,
 )
-from .provenance_values import KINDS, Grounding, ungrounded
+from .provenance_values import Grounding, ungrounded
 from .tool_guard import ToolRule
 
 logger = logging.getLogger("adk_lattice.policy")
 
 _MAX_INSTRUCTION: Final = 100_000
-
-
-def check_kinds(args: Mapping[str, str], where: str) -> dict[str, str]:
-    """Validate a ``{argument: kind}`` table.
-
-    Raises:
-        ValueError: on a non-string argument name or an unknown kind.
-    """
-    if not isinstance(args, Mapping):
-        raise ValueError(f"{where}: args must map argument names to kinds, e.g. {{'to': 'email'}}")
-    for arg, kind in args.items():
-        if not isinstance(arg, str) or not arg:
-            raise ValueError(f"{where}: argument names must be non-empty strings, got {arg!r}")
-        if kind not in KINDS:
-            raise ValueError(
-                f"{where}: unknown kind {kind!r} for argument {arg!r}; "
-                f"valid kinds: {', '.join(sorted(KINDS))}"
-            )
-    return dict(args)
-
-
-@dataclass(frozen=True, slots=True)
-class Consequential:
-    """A tool whose call has an effect, and the arguments that steer it.
-
-    Args:
-        args: ``{argument name: kind}``; kinds are ``email``, ``iban``, ``url``, ``number``,
-            ``id``, ``phone`` and ``text``. Each must be grounded in trusted text when
-            untrusted content is in context.
-        always_confirm: with untrusted content in context, every call needs a person, even
-            with grounded arguments (``args`` may then be empty).
-        hint: what the person is asked (default: names the tool and the arguments).
-
-    Raises:
-        ValueError: on an unknown kind, or no argument without ``always_confirm``.
-    """
-
-    args: Mapping[str, str] = field(default_factory=dict)
-    always_confirm: bool = False
-    hint: str | None = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "args", check_kinds(self.args, "Consequential"))
-        if not self.args and not self.always_confirm:
-            raise ValueError(
-                "Consequential needs at least one sensitive argument, e.g. "
-                "Consequential(args={'recipient': 'iban'}), or always_confirm=True"
-            )
 
 
 class ProvenanceGuard:
@@ -156,11 +114,13 @@ class ProvenanceGuard:
                     f"Consequential(args={{'recipient': 'iban'}})"
                 )
         self.consequential = dict(consequential)
-        self.trusted = _trust_table(trusted_tools or {})
+        self.trusted = trust_table(trusted_tools or {})
         self.trusted_state = tuple(trusted_state)
         for key in self.trusted_state:
             if not isinstance(key, StateKey):
                 raise TypeError(f"trusted_state takes StateKey objects, not {type(key).__name__}")
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys = self.trusted_state
         self.on_ungrounded = on_ungrounded
         self.spotlight = spotlight
         self.name = name
@@ -168,6 +128,8 @@ class ProvenanceGuard:
         self._instructions: Keyed[str] = Keyed()
         self._nonces: Keyed[str] = Keyed()
         self._batches: Keyed[Taint] = Keyed()
+        self._events: LRUCache[str, EventTrust] = LRUCache(8192)
+        self._events_lock = threading.Lock()
 
     @classmethod
     def from_rules(cls, rules: Mapping[str, ToolRule], **options: Any) -> ProvenanceGuard:
@@ -195,7 +157,7 @@ class ProvenanceGuard:
     def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
         """Keep the system instruction for this invocation's checks; spotlight if asked."""
         inv = callback_context.invocation_id
-        text = _instruction_text(getattr(llm_request.config, "system_instruction", None))
+        text = instruction_text(getattr(llm_request.config, "system_instruction", None))
         self._instructions.put((inv, callback_context.agent_name), text[:_MAX_INSTRUCTION])
         if self.spotlight:
             nonce = self._nonces.setdefault(inv, lambda: secrets.token_hex(8))
@@ -209,7 +171,7 @@ class ProvenanceGuard:
         call = current_call()
         if call is not None and (call.denied or call.short_circuit_tier == "policy"):
             return  # a policy's answer stood in for the tool: no outside text entered
-        batch = _batch(tool_context)
+        batch = batch_of(tool_context)
         if batch is not None and self._batches.get(batch) is None:
             # Siblings of this call were chosen before its output existed: they are checked
             # against the taint as it was when the model answered.
@@ -221,11 +183,11 @@ class ProvenanceGuard:
         """Check a consequential call while untrusted content is in context."""
         name = getattr(tool, "name", str(tool))
         ctx = tool_context
-        session_id = ctx.session.id
         spec = self.consequential.get(name)
         if spec is None and not isinstance(tool, AgentTool):
             return None
-        batch = _batch(ctx)
+        session_id = ctx.session.id
+        batch = batch_of(ctx)
         taint = (self._batches.get(batch) if batch else None) or read_taint(ctx.state, session_id)
         if isinstance(tool, AgentTool):
             # The nested run copies this state: claim an entry, so it can tell a clean
@@ -283,14 +245,48 @@ class ProvenanceGuard:
             agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
             texts += [i for i in (getattr(agent, "instruction", None),) if isinstance(i, str)]
         whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
-        events = list(getattr(ctx.session, "events", None) or ())
-        if not taint.inherited:  # a nested run's "user" text was written by a tainted model
-            texts += user_texts(events)
-        for tool, response in tool_responses(events):
-            trust = self.trusted.get(tool)
-            if trust:
-                whole += trusted_leaves(response, trust)
-        return Grounding(capped(texts), capped(whole), hashed=taint.hashed, hasher=token_hash)
+        history = [self._event_trust(e) for e in getattr(ctx.session, "events", None) or ()]
+        args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
+        fields: list[tuple[str, tuple[str, ...]]] = []
+        for said, outputs, _ in reversed(history):
+            if not taint.inherited:  # a nested run's "user" text was written by a tainted model
+                texts += said
+            # A trusted tool echoing its own arguments (a search for the injected IBAN) must
+            # not launder them: what the call was given does not count from its output.
+            fields += [
+                (leaf, args.get(call_id, ())) for call_id, leaves in outputs for leaf in leaves
+            ]
+        return Grounding(
+            capped(texts),
+            capped(whole),
+            fields=capped_pairs(fields),
+            hashed=taint.hashed,
+            hasher=token_hash,
+        )
+
+    def _event_trust(self, event: Any) -> EventTrust:
+        """What one history event adds: the user's words, trusted outputs, call arguments.
+
+        Remembered by event id (a stored event does not change), so a check in a long
+        session does not walk every old tool output again.
+        """
+        key = getattr(event, "id", None) or None
+        if key is not None:
+            with self._events_lock:
+                hit = self._events.get(key)
+            if hit is not None:
+                return hit
+        said = tuple(user_texts([event]))
+        outputs = tuple(
+            (call_id, tuple(trusted_leaves(response, trust)))
+            for tool, response, call_id in tool_responses([event])
+            if (trust := self.trusted.get(tool))
+        )
+        found = (said, outputs, call_arguments(event))
+        if key is not None:
+            with self._events_lock:
+                self._events[key] = found
+        return found
 
     def _token_hashes(self, ctx: Any, taint: Taint) -> list[str]:
         """Salted hashes of this session's trusted tokens, for the kinds the table uses."""
@@ -324,10 +320,10 @@ class ProvenanceGuard:
             report(ctx, "deny", self.name, "rejected_by_approver")
             reason = f"the {tool} call was rejected by the approver"
             return tool_denial(self.name, reason, "rejected_by_approver", tool=tool)
-        what = f"{_names(missing)} did not come from you or a trusted source" if missing else ""
+        what = f" {_names(missing)} did not come from you or a trusted source." if missing else ""
         hint = spec.hint or (
             f"This {tool} call was made after reading untrusted content "
-            f"({', '.join(taint.sources)}). {what}. Approve it?".replace(". .", ".")
+            f"({', '.join(taint.sources)}).{what} Approve it?"
         )
         ctx.request_confirmation(hint=hint, payload={"tool": tool, "arguments": missing})
         self._counts.bump("pending_approval")
@@ -341,57 +337,5 @@ class ProvenanceGuard:
         }
 
 
-def _batch(ctx: Any) -> tuple[str, str] | None:
-    """``(invocation id, id of the model event)`` that asked for this call, if found."""
-    call_id = ctx.function_call_id
-    events = getattr(ctx.session, "events", None) or ()
-    if not call_id:
-        return None
-    for event in reversed(events[-64:]):
-        if any(fc.id == call_id for fc in event.get_function_calls()):
-            return (ctx.invocation_id, event.id)
-    return None
-
-
 def _names(args: list[str]) -> str:
     return "the argument " + args[0] if len(args) == 1 else "the arguments " + ", ".join(args)
-
-
-def _trust_table(table: Mapping[str, Any]) -> dict[str, bool | tuple[tuple[str, ...], ...]]:
-    """Validate ``trusted_tools`` and parse the field paths."""
-    if not isinstance(table, Mapping):
-        raise ValueError("trusted_tools must map tool names to True or a list of field paths")
-    out: dict[str, bool | tuple[tuple[str, ...], ...]] = {}
-    for tool, trust in table.items():
-        if not isinstance(tool, str) or not tool:
-            raise ValueError(f"trusted_tools: tool names must be strings, got {tool!r}")
-        if isinstance(trust, bool):
-            out[tool] = trust
-        elif (
-            isinstance(trust, Sequence)
-            and not isinstance(trust, str)
-            and trust
-            and all(isinstance(p, str) and p and "" not in p.split(".") for p in trust)
-        ):
-            out[tool] = parse_paths(trust)
-        else:
-            raise ValueError(
-                f"trusted_tools[{tool!r}] must be True (the whole output) or a non-empty list "
-                f"of dotted field paths such as ['messages.*.sender'], not {trust!r}"
-            )
-    return out
-
-
-def _instruction_text(value: Any) -> str:
-    """The text of a request's system instruction (str, Content, parts or a list)."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    parts = getattr(value, "parts", None)
-    if parts is not None:
-        return "\n".join(p.text for p in parts if getattr(p, "text", None))
-    if isinstance(value, list | tuple):
-        return "\n".join(_instruction_text(v) for v in value)
-    text = getattr(value, "text", None)
-    return text if isinstance(text, str) else ""

@@ -30,10 +30,16 @@ MAX_TOKENS: Final = 1024
 #: Most session entries kept in one record (the caller's, and its nested runs').
 MAX_SESSIONS: Final = 8
 #: Most characters of trusted text gathered for one check (newest first).
-MAX_TRUSTED_CHARS: Final = 1_000_000
+MAX_TRUSTED_CHARS: Final = 500_000
 #: ADK's own control tools: their results are not outside text.
 CONTROL_TOOLS: Final = frozenset(
-    {"transfer_to_agent", "adk_request_confirmation", "adk_request_credential", "exit_loop"}
+    {
+        "transfer_to_agent",
+        "adk_request_confirmation",
+        "adk_request_credential",
+        "adk_request_input",
+        "exit_loop",
+    }
 )
 
 
@@ -216,8 +222,17 @@ def user_texts(events: Sequence[Any]) -> Iterator[str]:
                 yield part.text
 
 
-def tool_responses(events: Sequence[Any]) -> Iterator[tuple[str, Any]]:
-    """``(tool name, response)`` of every function response in the history, newest first."""
+#: What one event adds to a check: the user's texts, ``(call id, trusted leaves)`` per
+#: trusted output, ``(call id, argument leaves)`` per function call.
+EventTrust = tuple[
+    tuple[str, ...],
+    tuple[tuple[str, tuple[str, ...]], ...],
+    tuple[tuple[str, tuple[str, ...]], ...],
+]
+
+
+def tool_responses(events: Sequence[Any]) -> Iterator[tuple[str, Any, str]]:
+    """``(tool name, response, call id)`` of every function response, newest first."""
     for event in reversed(events):
         try:
             responses = event.get_function_responses()
@@ -225,7 +240,29 @@ def tool_responses(events: Sequence[Any]) -> Iterator[tuple[str, Any]]:
             continue
         for fr in responses:
             if fr.name:
-                yield fr.name, fr.response
+                yield fr.name, fr.response, fr.id or ""
+
+
+def call_arguments(event: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """``(call id, argument leaves)`` of every function call in one event."""
+    try:
+        calls = event.get_function_calls()
+    except Exception:
+        return ()
+    return tuple((fc.id, tuple(scalars(fc.args or {}))) for fc in calls if fc.id)
+
+
+def capped_pairs(
+    pairs: Iterable[tuple[str, tuple[str, ...]]], budget: int = MAX_TRUSTED_CHARS
+) -> list[tuple[str, tuple[str, ...]]]:
+    """Like :func:`capped`, for ``(text, echoed arguments)`` pairs (counted by the text)."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    for text, echo in pairs:
+        if budget <= 0:
+            break
+        out.append((text[:budget], echo))
+        budget -= len(out[-1][0])
+    return out
 
 
 def capped(texts: Iterable[str], budget: int = MAX_TRUSTED_CHARS) -> list[str]:
@@ -237,3 +274,30 @@ def capped(texts: Iterable[str], budget: int = MAX_TRUSTED_CHARS) -> list[str]:
         out.append(text[:budget])
         budget -= len(out[-1])
     return out
+
+
+def instruction_text(value: Any) -> str:
+    """The text of a request's system instruction (str, Content, parts or a list)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    parts = getattr(value, "parts", None)
+    if parts is not None:
+        return "\n".join(p.text for p in parts if getattr(p, "text", None))
+    if isinstance(value, list | tuple):
+        return "\n".join(instruction_text(v) for v in value)
+    text = getattr(value, "text", None)
+    return text if isinstance(text, str) else ""
+
+
+def batch_of(ctx: Any) -> tuple[str, str] | None:
+    """``(invocation id, id of the model event)`` that asked for this call, if found."""
+    call_id = ctx.function_call_id
+    events = getattr(ctx.session, "events", None) or ()
+    if not call_id:
+        return None
+    for event in reversed(events[-64:]):
+        if any(fc.id == call_id for fc in event.get_function_calls()):
+            return (ctx.invocation_id, event.id)
+    return None

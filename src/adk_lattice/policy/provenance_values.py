@@ -13,11 +13,14 @@ from __future__ import annotations
 import contextlib
 import math
 import re
+import threading
 import unicodedata
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 from urllib.parse import urlsplit
+
+from cachetools import LRUCache
 
 #: Every kind a sensitive argument may be declared as.
 KINDS: Final = frozenset({"email", "iban", "url", "number", "id", "phone", "text"})
@@ -190,13 +193,54 @@ def _extract(kind: str, text: str) -> Iterator[str]:
         yield from _tokens_id(text)
 
 
+#: Token sets are remembered per (kind, text): every check of a session re-reads the same
+#: history. Bounded by an estimate of the characters held; long texts are not remembered.
+_MEMO: LRUCache[tuple[str, bool, str], tuple[int, frozenset[str] | str]] = LRUCache(
+    maxsize=8_000_000, getsizeof=lambda entry: entry[0]
+)
+_MEMO_LOCK: Final = threading.Lock()
+_MEMO_MAX_TEXT: Final = 131_072
+
+
+def tokens_of(kind: str, text: str, whole: bool = False) -> frozenset[str] | str:
+    """The normalised tokens of ``kind`` in one trusted text (for ``text``: the clean text).
+
+    Args:
+        kind: the kind of value.
+        text: one trusted text.
+        whole: the text is a trusted field's value: it is also one token as a whole.
+    """
+    key = (kind, whole and kind != "text", text)
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key)
+    if hit is not None:
+        return hit[1]
+    cleaned = clean(text)
+    found: frozenset[str] | str
+    if kind == "text":
+        found = cleaned
+    else:
+        bag = set(_extract(kind, cleaned))
+        if whole:
+            with contextlib.suppress(Malformed):
+                bag.add(normalise(kind, text))
+        found = frozenset(bag)
+    if len(text) <= _MEMO_MAX_TEXT:
+        with _MEMO_LOCK:
+            _MEMO[key] = (3 * len(text) + 200, found)
+    return found
+
+
 class Grounding:
-    """The trusted texts of one check, with per-kind token sets built on first use.
+    """The trusted texts of one check; tokens are extracted per text, and remembered.
 
     Args:
         texts: trusted texts (already capped by the caller).
         whole: trusted scalar values taken whole (a trusted field's string), so an id with
             spaces in a structured output is still one token.
+        fields: ``(value, echo)`` pairs: a trusted tool's field value, taken whole too, and
+            the arguments of the call that produced it; a token also found in those
+            arguments does not count from that value (a tool echoing its input).
         hashed: ``{salt: hashes}`` of tokens trusted elsewhere (a caller's), checked with
             ``hasher(salt, kind, normal)`` for every kind but ``text``.
         hasher: the salted hash function the hashes were made with.
@@ -207,28 +251,27 @@ class Grounding:
         texts: Iterable[str],
         whole: Iterable[str] = (),
         *,
+        fields: Iterable[tuple[str, Sequence[str]]] = (),
         hashed: Mapping[str, frozenset[str]] | None = None,
         hasher: Callable[[str, str, str], str] | None = None,
     ) -> None:
-        self._texts = [clean(t) for t in texts if t]
-        self._whole = [clean(t) for t in whole if t]
+        none: tuple[str, ...] = ()
+        self._sources: list[tuple[str, bool, Sequence[str]]] = [
+            *((t, False, none) for t in texts if t),
+            *((t, True, none) for t in whole if t),
+            *((t, True, echo) for t, echo in fields if t),
+        ]
         self._hashed = dict(hashed or {}) if hasher is not None else {}
         self._hasher = hasher
-        self._tokens: dict[str, frozenset[str]] = {}
-        self._joined: str | None = None
 
     def tokens(self, kind: str) -> frozenset[str]:
-        """Every normalised token of ``kind`` found in the trusted texts."""
-        found = self._tokens.get(kind)
-        if found is None:
-            bag: set[str] = set()
-            for text in self._texts + self._whole:
-                bag.update(_extract(kind, text))
-            for text in self._whole:
-                with contextlib.suppress(Malformed):
-                    bag.add(normalise(kind, text))
-            found = self._tokens[kind] = frozenset(bag)
-        return found
+        """Every normalised token of ``kind`` found in the trusted texts (echoes excluded)."""
+        bag: set[str] = set()
+        for text, whole, echo in self._sources:
+            found = tokens_of(kind, text, whole)
+            if isinstance(found, frozenset):
+                bag |= found - _echoed(kind, echo)
+        return frozenset(bag)
 
     def grounded(self, kind: str, value: str) -> bool:
         """Whether one scalar value of ``kind`` appears in the trusted texts.
@@ -237,18 +280,28 @@ class Grounding:
             Malformed: when the value is not a value of that kind.
         """
         normal = normalise(kind, value)
-        if kind == "text":
-            if self._joined is None:
-                self._joined = "\n".join(self._texts + self._whole)
-            return normal in self._joined
-        if self._hasher is not None and any(
-            self._hasher(salt, kind, normal) in hashes for salt, hashes in self._hashed.items()
-        ):
-            return True
-        if kind == "phone":
-            tokens = self.tokens(kind)
-            return normal in tokens or any(_same_phone(normal, t) for t in tokens)
-        return normal in self.tokens(kind)
+        if kind != "text" and self._hasher is not None:
+            hasher = self._hasher
+            if any(hasher(salt, kind, normal) in hs for salt, hs in self._hashed.items()):
+                return True
+        for text, whole, echo in self._sources:
+            if _holds(kind, normal, tokens_of(kind, text, whole)) and not any(
+                _holds(kind, normal, tokens_of(kind, e, True)) for e in echo
+            ):
+                return True
+        return False
+
+
+def _holds(kind: str, normal: str, found: frozenset[str] | str) -> bool:
+    """Whether a text's tokens (or, for ``text``, its clean form) hold the value."""
+    if normal in found:  # a token of the set, or a substring of the clean text
+        return True
+    return kind == "phone" and any(_same_phone(normal, t) for t in found)
+
+
+def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
+    found = [tokens_of(kind, e, True) for e in echo]
+    return frozenset(t for f in found if isinstance(f, frozenset) for t in f)
 
 
 def _same_phone(a: str, b: str) -> bool:

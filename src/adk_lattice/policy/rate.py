@@ -15,10 +15,12 @@ import logging
 import time
 from collections.abc import Callable, Mapping
 from typing import Any, Literal, Protocol, runtime_checkable
+from urllib.parse import quote
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
+from .._records import tool_label
 from ..state import StateKey
 from ..stores import MemoryStore
 from ._common import Counts, model_content, record_denial, refusal, report, tool_denial
@@ -141,6 +143,15 @@ class RedisCounter:
         await self._client.aclose()
 
 
+def counter_key(*parts: object) -> str:
+    """One counter's key: each part percent-escaped, so no part can forge a separator.
+
+    A user id such as ``"bob:7"`` or a tenant holding ``":"`` stays one part and never
+    shares another user's or tenant's counter.
+    """
+    return ":".join(quote(str(part), safe="") for part in parts)
+
+
 Hook = Literal["before_model", "before_tool", "before_agent"]
 
 
@@ -215,6 +226,8 @@ class RateLimit:
         self.limit = limit
         self.window_seconds = float(window_seconds)
         self.per = per
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys = (per,) if isinstance(per, StateKey) else ()
         self.store: CounterStore = store if store is not None else MemoryStore(name=name)
         self.message = message
         self.name = name
@@ -240,12 +253,11 @@ class RateLimit:
     async def _over(self, ctx: Any) -> str | None:
         """The denial code for this call (``rate_limited``, ``rate_limit_unavailable``) or None."""
         if self.per == "user":
-            who = f"user:{ctx.user_id}"
+            scope, who = "user", ctx.user_id
         else:
-            who = f"{self.per.name}:{self.per.get(ctx.state) or '-'}"
+            scope, who = self.per.name, self.per.get(ctx.state) or "-"
         window = int(time.time() // self.window_seconds)
-        app = ctx.session.app_name
-        key = f"{self.name}:{app}:{who}:{window}"
+        key = counter_key(self.name, ctx.session.app_name, scope, who, window)
         try:
             count = await self.store.incr(key, self.window_seconds)
         except Exception as exc:  # an outage of the store must not become the handler's crash
@@ -297,7 +309,7 @@ class RateLimit:
             else:
                 reason = "the rate limit could not be checked (counter store unavailable)"
             report(tool_context, "deny", self.name, code)
-            return tool_denial(self.name, reason, code, tool=getattr(tool, "name", None))
+            return tool_denial(self.name, reason, code, tool=tool_label(tool))
         return None
 
     async def _agent(self, *, agent: Any, callback_context: Any) -> types.Content | None:

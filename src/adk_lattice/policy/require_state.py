@@ -64,6 +64,8 @@ class RequireState:
         if not isinstance(message, str) or not message.strip():
             raise ValueError("RequireState needs a non-empty message for the user")
         self.key = _key(key)
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys = (self.key,)
         self.message = message
         if equals is not self._UNSET:
             self._check: Callable[[Any], bool] = lambda v: bool(v == equals)

@@ -9,7 +9,7 @@ from typing import Any
 
 from google.genai import types
 
-from .._records import current_call
+from .._records import current_call, tool_label
 from ._common import Counts, report
 
 logger = logging.getLogger("adk_lattice.policy")
@@ -153,7 +153,7 @@ class CapToolResult:
         return body
 
     async def _offload(self, tool: Any, result: Any, ctx: Any) -> dict[str, Any] | None:
-        name = getattr(tool, "name", "tool")
+        name = tool_label(tool)  # a made-up tool name stays out of the file name and logs
         call_id = getattr(ctx, "function_call_id", None) or "call"
         filename = f"{name}-{call_id}.json"
         # backslashreplace: a lone surrogate becomes its JSON escape, the file stays UTF-8.

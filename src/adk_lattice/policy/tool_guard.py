@@ -3,58 +3,30 @@
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from pydantic import BaseModel
 
+from .._records import tool_label
 from ..state import StateKey
 from ._common import Counts, report, tool_denial
-from .arguments import Check, Rewrite, hygiene, model_check, run_check, schema_check
+from .approval import Approval
+from .arguments import (
+    Check,
+    InjectState,
+    Rewrite,
+    field_names,
+    hygiene,
+    model_check,
+    run_check,
+    schema_check,
+)
 
 logger = logging.getLogger("adk_lattice.policy")
 
 _MISSING = object()
-
-
-@dataclass(frozen=True, slots=True)
-class Approval:
-    """When a call needs approval, and who may give it.
-
-    Args:
-        when: a predicate on the (rewritten) arguments; or a ``(field, threshold)`` pair
-            meaning ``args[field] > threshold``.
-        role: a declared bool key (e.g. ``user:is_manager``); when it is True for this
-            user the call goes ahead without asking.
-        confirm: ask a person through ADK's tool confirmation
-            (``tool_context.request_confirmation``): the run pauses, and the call runs
-            when the person approves. When False and ``role`` does not hold, it is denied.
-        hint: what the person is asked.
-    """
-
-    when: Callable[[Mapping[str, Any]], bool] | tuple[str, float]
-    role: StateKey[bool] | None = None
-    confirm: bool = False
-    hint: str = "Please approve or reject this call."
-
-    def needed(self, args: Mapping[str, Any]) -> bool:
-        """Whether these arguments cross the threshold (an unreadable value: yes)."""
-        if callable(self.when):
-            try:
-                return bool(self.when(args))
-            except Exception:
-                return True  # fail closed: a predicate that cannot decide asks for approval
-        name, threshold = self.when
-        value = args.get(name)
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return True
-        # math.isfinite would overflow on an int past float range; ints are always finite
-        # and compare with a float threshold exactly.
-        if isinstance(value, float) and not math.isfinite(value):
-            return True
-        return value > threshold
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +53,8 @@ class ToolRule:
     rewrites: Sequence[Rewrite] = ()
     approval: Approval | None = None
     sensitive: Mapping[str, str] | None = None
+    #: The argument names ``schema`` and ``model`` declare (a denial reason may name them).
+    _names: frozenset[str] = field(default=frozenset(), init=False, repr=False)
     #: ``(code, check)`` pairs built once from ``schema`` and ``model``.
     _validators: tuple[tuple[str, Callable[[Mapping[str, Any]], str | None]], ...] = field(
         default=(), init=False, repr=False
@@ -93,6 +67,10 @@ class ToolRule:
         if self.model is not None:
             validators.append(("model", model_check(self.model)))
         object.__setattr__(self, "_validators", tuple(validators))
+        names = field_names(self.schema) if self.schema is not None else frozenset()
+        if self.model is not None:
+            names |= field_names(self.model.model_json_schema())
+        object.__setattr__(self, "_names", names)
 
 
 class ToolGuard:
@@ -105,7 +83,8 @@ class ToolGuard:
     and the run pauses until ADK's confirmation arrives. Each decision is noted for
     telemetry and audit (``adk_lattice.telemetry.note``) with a content-free code: ``deny``
     (``unknown_tool``, ``agent_not_allowed``, ``hygiene``, the failing rewrite's code,
-    ``schema``, ``model``, ``check``, ``approval_required``, ``rejected_by_approver``),
+    ``schema``, ``model``, ``check``, ``approval_required``, ``rejected_by_approver``,
+    ``approver_not_authorised``),
     ``rewrite`` (``clamp``, ``round``, ``inject_state``: only when a value changed) and
     ``defer`` (``approval_required``)::
 
@@ -153,11 +132,14 @@ class ToolGuard:
         if default is not None and not isinstance(default, ToolRule):
             raise TypeError(f"default must be a ToolRule, not {type(default).__name__}")
         self.rules = dict(rules)
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys: tuple[StateKey[Any], ...] = tuple(_trusted(self.rules, default))
         self.default = default
         self.unknown = unknown
         self.max_string, self.max_depth, self.max_items = max_string, max_depth, max_items
         self.name = name
         self._counts = Counts()
+        self._declared: dict[str, frozenset[str]] = {}
 
     @property
     def counts(self) -> Mapping[str, int]:
@@ -166,14 +148,16 @@ class ToolGuard:
 
     def _deny(self, ctx: Any, tool: str, code: str, reason: str) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")
-        logger.info("adk_lattice: %s denied %s: %s (%s)", self.name, tool, reason, code)
+        # The code only: a reason may name argument fields a check wrote.
+        logger.info("adk_lattice: %s denied %s (%s)", self.name, tool, code)
         report(ctx, "deny", self.name, code)
         return tool_denial(self.name, reason, code, tool=tool)
 
     def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
         """Allow (None, with arguments possibly rewritten in place), deny, or ask a person."""
-        name = getattr(tool, "name", str(tool))
-        rule = self.rules.get(name)
+        name = getattr(tool, "name", None)
+        rule = self.rules.get(name) if isinstance(name, str) else None
+        name = tool_label(tool)
         if rule is None and self.unknown == "allow":
             rule = self.default
         ctx = tool_context
@@ -193,6 +177,7 @@ class ToolGuard:
             max_string=self.max_string,
             max_depth=self.max_depth,
             max_items=self.max_items,
+            known=self._known(tool, name, rule),
         )
         if problem:
             return self._deny(ctx, name, "hygiene", problem)
@@ -211,6 +196,15 @@ class ToolGuard:
             return self._approve(name, rule.approval, tool_args, ctx)
         self._counts.bump("allowed")
         return None
+
+    def _known(self, tool: Any, label: str, rule: ToolRule) -> frozenset[str]:
+        """The argument names a reason may show: declared by the rule or by the tool."""
+        known = self._declared.get(label)
+        if known is None:
+            known = rule._names | _parameters(tool)
+            if len(self._declared) < 4096:  # a name per declared tool: bounded anyway
+                self._declared[label] = known
+        return known
 
     def _rewrite(
         self, ctx: Any, name: str, rewrites: Sequence[Rewrite], args: dict[str, Any]
@@ -237,15 +231,11 @@ class ToolGuard:
     def _approve(
         self, name: str, approval: Approval, args: Mapping[str, Any], ctx: Any
     ) -> dict[str, Any] | None:
-        if approval.role is not None and approval.role.get(ctx.state) is True:
-            self._counts.bump("allowed", "approved_by_role")
+        verdict, code = approval.decide(ctx)
+        if verdict == "allow":
+            self._counts.bump("allowed", "approved_by_role" if code == "role" else "approved")
             return None
-        if not approval.confirm:
-            who = f" ({approval.role.name})" if approval.role is not None else ""
-            reason = f"this {name} call needs approval by an authorised person{who}"
-            return self._deny(ctx, name, "approval_required", reason)
-        confirmation = getattr(ctx, "tool_confirmation", None)
-        if confirmation is None:
+        if verdict == "defer":
             ctx.request_confirmation(hint=approval.hint, payload={"tool": name})
             self._counts.bump("pending_approval")
             report(ctx, "defer", self.name, "approval_required")
@@ -256,9 +246,41 @@ class ToolGuard:
                 "policy": self.name,
                 "tool": name,
             }
-        if confirmation.confirmed:
-            self._counts.bump("allowed", "approved")
-            return None
-        self._counts.bump("rejected")
-        reason = f"the {name} call was rejected by the approver"
-        return self._deny(ctx, name, "rejected_by_approver", reason)
+        if code == "approval_required":
+            who = f" ({approval.role.name})" if approval.role is not None else ""
+            reason = f"this {name} call needs approval by an authorised person{who}"
+        elif code == "rejected_by_approver":
+            self._counts.bump("rejected")
+            reason = f"the {name} call was rejected by the approver"
+        else:
+            self._counts.bump("rejected")
+            reason = f"the {name} call was confirmed by someone not allowed to approve it"
+        return self._deny(ctx, name, code, reason)
+
+
+def _parameters(tool: Any) -> frozenset[str]:
+    """The argument names a tool declares to the model (none for a made-up tool)."""
+    try:
+        declaration = tool._get_declaration()
+    except Exception:  # a tool that cannot describe itself declares nothing we may echo
+        return frozenset()
+    if declaration is None:
+        return frozenset()
+    if declaration.parameters_json_schema is not None:
+        return field_names(declaration.parameters_json_schema)
+    if declaration.parameters is not None:
+        return field_names(declaration.parameters.model_dump(exclude_none=True))
+    return frozenset()
+
+
+def _trusted(rules: Mapping[str, ToolRule], default: ToolRule | None) -> list[StateKey[Any]]:
+    """The state keys the rules read: approval roles and injected keys."""
+    keys: list[StateKey[Any]] = []
+    for rule in [*rules.values(), *([default] if default is not None else [])]:
+        if rule.approval is not None and rule.approval.role is not None:
+            keys.append(rule.approval.role)
+        keys.extend(r.key for r in rule.rewrites if isinstance(r, InjectState))
+    return keys
+
+
+__all__ = ["Approval", "ToolGuard", "ToolRule"]

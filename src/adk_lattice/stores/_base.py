@@ -119,30 +119,38 @@ class Store(ABC):
             self._stats["sets"] += 1
         return stored
 
-    async def incr(self, key: str, window: float) -> int | None:
-        """Add one to the fixed-window counter ``key``, atomically.
+    async def incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        """Add ``amount`` to the fixed-window counter ``key``, atomically.
 
         The first increment of a key starts its window: the counter expires ``window``
-        seconds later, and the next increment after that starts again at 1.
+        seconds later, and the next increment after that starts again from zero. A
+        negative ``amount`` (giving back a reservation) never starts a window: on an
+        absent or expired counter it changes nothing and returns 0.
 
         Args:
             key: the counter's name (a key space apart from the entries of ``get``/``set``).
             window: the window's length in seconds.
+            amount: what to add (default one: a count; a sum adds e.g. cents).
 
         Returns:
-            The count after this increment, or None when the backend failed (logged once
+            The counter after this increment, or None when the backend failed (logged once
             per outage and counted, like ``get`` and ``set``).
 
         Raises:
-            ValueError: on an empty key or a non-positive ``window``.
+            ValueError: on an empty key or a non-positive ``window``. TypeError: when
+                ``amount`` is not an int.
         """
         _check_key(key)
         if isinstance(window, bool) or not isinstance(window, int | float) or not window > 0:
             raise ValueError(f"window must be a positive number of seconds, got {window!r}")
+        if isinstance(amount, bool) or not isinstance(amount, int):
+            raise TypeError(f"amount must be an int, got {type(amount).__name__}")
         if self._skip():
             return None
         try:
-            count = await self._incr(key, float(window))
+            # A subclass written before amounts existed still counts by one.
+            args = (key, float(window)) if amount == 1 else (key, float(window), amount)
+            count = await self._incr(*args)
         except Exception as exc:
             self._failed("incr", exc)
             return None
@@ -199,8 +207,11 @@ class Store(ABC):
     async def _set(self, key: str, value: bytes, ttl: float | None) -> bool: ...
 
     @abstractmethod
-    async def _incr(self, key: str, window: float) -> int | None:
-        """Increment atomically; None when the store refuses (e.g. its counters are full)."""
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        """Add ``amount`` atomically; None when the store refuses (e.g. its counters are full).
+
+        A negative ``amount`` on an absent or expired counter changes nothing and returns 0.
+        """
 
     @abstractmethod
     async def _delete(self, key: str) -> None: ...
@@ -224,11 +235,10 @@ class Store(ABC):
         self._down_until = time.monotonic() + self._retry_after
         if not self._down:  # one warning per outage, not one per call
             logger.warning(
-                "adk_lattice: store %r failed on %s (%s: %s); treating it as a miss%s",
+                "adk_lattice: store %r failed on %s (%s); treating it as a miss%s",
                 self.name,
                 op,
-                type(exc).__name__,
-                exc,
+                type(exc).__name__,  # not the message: it may quote a key naming a user
                 f" and pausing it for {self._retry_after:g}s" if self._retry_after else "",
             )
         self._down = True

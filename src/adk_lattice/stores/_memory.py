@@ -118,12 +118,14 @@ class MemoryStore(Store):
             self._stats["evictions"] = self._entries.evicted
         return True
 
-    async def _incr(self, key: str, window: float) -> int | None:
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         with self._lock:
             now = time.monotonic()
             count, expires = self._counters.get(key, (0, 0.0))
             if expires <= now:
                 self._counters.pop(key, None)  # a new window goes to the end of the order
+                if amount < 0:  # giving back to a window that is over: nothing to give
+                    return 0
                 if len(self._counters) >= self.max_counters and not self._purge_counters(now):
                     self._stats["counters_full"] += 1
                     if not self._counters_full:
@@ -137,8 +139,8 @@ class MemoryStore(Store):
                     return None
                 count, expires = 0, now + window
                 self._counters_full = False
-            self._counters[key] = (count + 1, expires)
-            return count + 1
+            self._counters[key] = (count + amount, expires)
+            return count + amount
 
     def _purge_counters(self, now: float) -> bool:
         """Drop expired counters; True when there is room for one more."""

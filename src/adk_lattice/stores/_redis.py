@@ -16,11 +16,14 @@ if TYPE_CHECKING:
 
 _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
-# INCR and the first PEXPIRE in one server-side step: atomic across replicas, and a key can
-# never be left without an expiry by a client that dies between the two commands.
+# INCRBY and the window's PEXPIRE in one server-side step: atomic across replicas, and a key
+# can never be left without an expiry by a client that dies between the two commands. A
+# negative amount (giving back) never creates a counter.
 _INCR_EXPIRE = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+local amount = tonumber(ARGV[2])
+if amount < 0 and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local n = redis.call('INCRBY', KEYS[1], amount)
+if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
 
@@ -41,8 +44,8 @@ class RedisStore(Store):
 
     Every key is written as ``{namespace}:{key}``, so several apps (or test runs) can share
     one Redis; counters (``incr``) are ``{namespace}#{key}``, a key space that entries and
-    ``delete_prefix`` never reach. ``incr`` is one Lua script (``INCR``, then ``PEXPIRE`` on
-    the first increment), atomic across every replica. Timeouts are short and client
+    ``delete_prefix`` never reach. ``incr`` is one Lua script (``INCRBY``, then ``PEXPIRE``
+    when the counter has no expiry yet), atomic across every replica. Timeouts are short and client
     retries off by default: a cache that is slow to answer is worse than a miss. After a
     failure the store sends nothing for ``retry_after`` seconds (calls are misses, counted
     as ``skipped``), then tries again; the client reconnects by itself when Redis is back.
@@ -117,9 +120,10 @@ class RedisStore(Store):
         await self._client.set(self._k(key), value, px=px)
         return True
 
-    async def _incr(self, key: str, window: float) -> int | None:
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         ms = max(1, int(window * 1000))
-        return int(await self._incr_script(keys=[f"{self.namespace}#{key}"], args=[ms]))
+        script_args = [ms, amount]
+        return int(await self._incr_script(keys=[f"{self.namespace}#{key}"], args=script_args))
 
     async def _delete(self, key: str) -> None:
         await self._client.delete(self._k(key))

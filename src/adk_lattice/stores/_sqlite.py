@@ -47,14 +47,20 @@ CREATE TABLE IF NOT EXISTS counters (
 CREATE INDEX IF NOT EXISTS counters_expires ON counters (expires_at);
 """
 
-# One statement: a live counter goes up by one, an expired or absent one starts a new window.
+# One statement: a live counter goes up by the amount, an expired or absent one starts a
+# new window.
 _INCR = """
-INSERT INTO counters (key, n, expires_at) VALUES (:key, 1, :expires)
+INSERT INTO counters (key, n, expires_at) VALUES (:key, :amount, :expires)
 ON CONFLICT (key) DO UPDATE SET
-    n = CASE WHEN counters.expires_at <= :now THEN 1 ELSE counters.n + 1 END,
+    n = CASE WHEN counters.expires_at <= :now THEN :amount ELSE counters.n + :amount END,
     expires_at = CASE WHEN counters.expires_at <= :now THEN :expires ELSE counters.expires_at END
 RETURNING n
 """
+
+# Giving back (a negative amount) only ever touches a live counter.
+_GIVE_BACK = (
+    "UPDATE counters SET n = n + :amount WHERE key = :key AND expires_at > :now RETURNING n"
+)
 
 # Eviction deletes the least recently used rows in batches of at least this many.
 _EVICT_BATCH = 32
@@ -199,14 +205,14 @@ class SQLiteStore(Store):
                 raise
         return True
 
-    async def _incr(self, key: str, window: float) -> int | None:
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         now = time.time()
         async with self._use() as db:
             # IMMEDIATE takes the write lock first, so processes on one file count in turn.
             await db.execute("BEGIN IMMEDIATE")
             try:
-                params = {"key": key, "now": now, "expires": now + window}
-                async with db.execute(_INCR, params) as cur:
+                params = {"key": key, "now": now, "expires": now + window, "amount": amount}
+                async with db.execute(_INCR if amount >= 0 else _GIVE_BACK, params) as cur:
                     row: Any = await cur.fetchone()
                 # Expired counters of other keys go here; the index keeps this a short range.
                 await db.execute("DELETE FROM counters WHERE expires_at <= ?", (now,))
@@ -214,7 +220,7 @@ class SQLiteStore(Store):
             except BaseException:
                 await db.execute("ROLLBACK")
                 raise
-        return int(row[0])
+        return int(row[0]) if row is not None else 0
 
     async def _make_room(self, db: aiosqlite.Connection, now: float) -> None:
         n, size = await self._totals(db)

@@ -73,7 +73,7 @@ def decisions_of(outcome: Outcome) -> tuple[Decision, ...]:
 def _infer(outcome: Outcome, handler: str, tier: Tier, status: str) -> str | None:
     hook = outcome.hook
     if status in ("error", "timeout", "rejected"):
-        if handler == outcome.acted_by and outcome.reason == "handler_error":
+        if handler == outcome.acted_by and outcome.reason in ("handler_error", "bad_return"):
             return "block" if hook in _BLOCK_HOOKS else "deny"  # failed closed
         return "cache_error" if tier == "cache" else "error"
     if status == "act":

@@ -76,21 +76,32 @@ class JsonlSink:
 class LoggingSink:
     """Logs each record as one JSON line; the record dict rides along as ``record.audit``.
 
+    The message starts with a fixed prefix (``adk_lattice.audit `` by default), so a record
+    is recognisable in a log format that prints no logger name (ADK's CLI): strip it to get
+    the JSON, or read the dict from ``record.audit``.
+
     Args:
         logger: a logger or a logger name (default ``adk_lattice.audit``).
         level: the level records are logged at (default INFO).
+        prefix: put before the JSON in the message (``""`` for the bare JSON line).
     """
 
     def __init__(
-        self, logger: logging.Logger | str = "adk_lattice.audit", *, level: int = logging.INFO
+        self,
+        logger: logging.Logger | str = "adk_lattice.audit",
+        *,
+        level: int = logging.INFO,
+        prefix: str = "adk_lattice.audit ",
     ) -> None:
         self.logger = logging.getLogger(logger) if isinstance(logger, str) else logger
         self.level = level
+        self.prefix = prefix
         self.name = f"logging:{self.logger.name}"
 
     def __call__(self, record: Mapping[str, Any]) -> None:
         if self.logger.isEnabledFor(self.level):
-            self.logger.log(self.level, "%s", to_json_line(record), extra={"audit": record})
+            line = self.prefix + to_json_line(record)
+            self.logger.log(self.level, "%s", line, extra={"audit": record})
 
     def __repr__(self) -> str:
         return f"LoggingSink({self.logger.name!r})"

@@ -1,11 +1,13 @@
 """Test helpers for apps built on adk-lattice.
 
-A scripted model, real ADK contexts for calling handlers directly, a recording handler,
-a runner for integration tests, in-memory OpenTelemetry capture, and checks for
-model-facing tool text and state keys.
+A scripted model, a scripted Gemini API on loopback for ADK's real client, real ADK
+contexts for calling handlers directly, a recording handler, a runner for integration
+tests, in-memory OpenTelemetry capture, and checks for model-facing tool text and state
+keys.
 """
 
 from ._bans import DEFAULT_BANS, Ban, ban_violations
+from ._cassette import CassetteError, RecordingModel
 from ._contexts import (
     callback_context,
     function_tool,
@@ -14,24 +16,40 @@ from ._contexts import (
     llm_response,
     tool_context,
 )
-from ._model import FakeModel, FunctionCall, ScriptedResponse, ScriptExhaustedError
+from ._gemini_api import LoopbackGemini
+from ._model import FakeModel
 from ._neutral import assert_tools_neutral, tool_findings
+from ._openai_api import LoopbackOpenAI
 from ._otel import MetricCapture, capture_metrics, capture_spans
 from ._recording import HookCall, RecordingHandler, returns_in_turn
 from ._runner import LatticeRunner
+from ._script import (
+    FunctionCall,
+    ScriptedResponse,
+    ScriptExhaustedError,
+    ScriptExhaustedWarning,
+    estimate_tokens,
+)
+from ._server import LoopbackRequest
 from ._state_keys import StateKeyFinding, undeclared_state_keys
 from ._tool_text import model_facing_text, undeclared_arg_refs
 
 __all__ = [
     "DEFAULT_BANS",
     "Ban",
+    "CassetteError",
     "FakeModel",
     "FunctionCall",
     "HookCall",
     "LatticeRunner",
+    "LoopbackGemini",
+    "LoopbackOpenAI",
+    "LoopbackRequest",
     "MetricCapture",
     "RecordingHandler",
+    "RecordingModel",
     "ScriptExhaustedError",
+    "ScriptExhaustedWarning",
     "ScriptedResponse",
     "StateKeyFinding",
     "assert_tools_neutral",
@@ -39,6 +57,7 @@ __all__ = [
     "callback_context",
     "capture_metrics",
     "capture_spans",
+    "estimate_tokens",
     "function_tool",
     "invocation_context",
     "llm_request",

@@ -28,7 +28,8 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
-from ._model import FakeModel, FunctionCall
+from ._model import FakeModel
+from ._script import FunctionCall
 
 
 def _session(

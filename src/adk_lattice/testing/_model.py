@@ -4,109 +4,40 @@ from __future__ import annotations
 
 import asyncio
 import copy
-from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import AsyncGenerator, Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
-from google.genai import types
+from google.adk.utils.streaming_utils import StreamingResponseAggregator
+from google.genai import errors, types
 from pydantic import PrivateAttr
 
+from ._script import Script, ScriptedResponse
+from ._wire import gemini_chunks, prompt_text_of_request
 
-class ScriptExhaustedError(AssertionError):
-    """A strict :class:`FakeModel` was called more times than its script has turns."""
-
-
-@dataclass(frozen=True, slots=True)
-class FunctionCall:
-    """One function call a scripted turn asks for.
-
-    Attributes:
-        name: the tool name.
-        args: the arguments the model "chose".
-        id: the call id; ADK assigns one when omitted.
-    """
-
-    name: str
-    args: Mapping[str, Any] = field(default_factory=dict)
-    id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ScriptedResponse:
-    """One turn of ``FakeModel`` output.
-
-    Attributes:
-        text_chunks: text emitted one chunk per partial response when streaming; the final
-            response carries their concatenation.
-        function_calls: calls the turn requests, as :class:`FunctionCall` or
-            ``(name, args)`` pairs.
-        input_tokens, output_tokens: put in the final response's ``usage_metadata``.
-        error: an exception to raise instead of answering (a provider failure).
-        finish_reason: the final response's finish reason (default ``STOP``).
-        delay: seconds to wait before answering (before the first chunk when streaming).
-        error_code, error_message: a provider error reported in the final response (the way
-            a provider reports a blocked or failed generation) instead of raising.
-        expect: called with the request this turn answers, before answering; it asserts
-            on the request (raise ``AssertionError``) and its failure fails the call.
-    """
-
-    text_chunks: Sequence[str] = ()
-    function_calls: Sequence[FunctionCall | tuple[str, Mapping[str, Any]]] = ()
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    error: BaseException | None = None
-    finish_reason: types.FinishReason = types.FinishReason.STOP
-    delay: float = 0.0
-    error_code: str | None = None
-    error_message: str | None = None
-    expect: Callable[[LlmRequest], object] | None = None
-
-    def __post_init__(self) -> None:
-        if self.delay < 0:
-            raise ValueError(f"delay must be >= 0 seconds, got {self.delay}")
-        if self.error_message is not None and self.error_code is None:
-            raise ValueError("error_message needs an error_code (ADK reads errors by code)")
-
-    def describe(self) -> str:
-        """A short description of the turn, for failure messages."""
-        parts = [f"text={''.join(self.text_chunks)!r}"] if self.text_chunks else []
-        parts += [f"call {c.name}({dict(c.args)})" for c in self._calls()]
-        if self.error is not None:
-            parts.append(f"raises {self.error!r}")
-        if self.error_code is not None:
-            parts.append(f"error_code={self.error_code!r}")
-        return ", ".join(parts) or "empty turn"
-
-    @classmethod
-    def text(cls, text: str, **kwargs: Any) -> ScriptedResponse:
-        """A turn that answers with one text chunk."""
-        return cls(text_chunks=(text,), **kwargs)
-
-    @classmethod
-    def call(cls, name: str, /, **args: Any) -> ScriptedResponse:
-        """A turn that requests one function call."""
-        return cls(function_calls=(FunctionCall(name, args),))
-
-    @classmethod
-    def provider_error(cls, code: str, message: str = "", **kwargs: Any) -> ScriptedResponse:
-        """A turn the provider answers with an error code and message instead of content."""
-        return cls(error_code=code, error_message=message or None, **kwargs)
-
-    def _calls(self) -> list[FunctionCall]:
-        return [c if isinstance(c, FunctionCall) else FunctionCall(*c) for c in self.function_calls]
+if TYPE_CHECKING:
+    from ..policy import RedactPII
 
 
 class FakeModel(BaseLlm):
     """A deterministic ``BaseLlm``: each call answers with the next scripted turn.
 
-    With ``stream=True`` each text chunk is its own ``partial=True`` response, then one
-    final ``turn_complete=True`` response carries the whole text, the function calls and the
-    token usage; with ``stream=False`` only the final response. An exhausted script answers
-    with an empty turn-complete response, or raises :class:`ScriptExhaustedError` when
-    ``strict=True``.
+    Each turn is rendered as the Gemini API would send it and handed to ADK's own response
+    code, so the responses have the real client's shape: with ``stream=True`` one
+    ``partial=True`` response per text chunk (and one for the function calls), each
+    reporting the prompt's tokens, then a final ``partial=False`` response with all parts,
+    the finish reason and the full usage; with ``stream=False`` one response. Token usage
+    is counted from the text unless the turn gives it. See ``docs/testing.md`` for what
+    still differs from ``google-genai``'s HTTP client.
+
+    Beyond the script, a strict model raises :class:`ScriptExhaustedError`; otherwise it
+    warns (:class:`ScriptExhaustedWarning`) and answers an empty turn. ``loop=True``
+    starts the script again instead, and ``per_conversation=True`` replays it for each
+    conversation (a model shared by every session of a server), picking the turn by the
+    number of model turns already in the request's history.
 
     Example::
 
@@ -118,7 +49,9 @@ class FakeModel(BaseLlm):
 
     Attributes:
         script: the turns, in order.
-        strict: raise on a call beyond the script instead of answering empty.
+        strict: raise on a call beyond the script instead of warning and answering empty.
+        loop: start the script again when it runs out.
+        per_conversation: replay the script for each conversation.
         calls: how many times the model was called.
         requests: a deep copy of every request it received, in order.
     """
@@ -126,17 +59,50 @@ class FakeModel(BaseLlm):
     model: str = "fake-model"
     script: list[ScriptedResponse] = []
     strict: bool = False
-    _calls: int = PrivateAttr(default=0)
+    loop: bool = False
+    per_conversation: bool = False
+    _cursor: Script = PrivateAttr()
     _requests: list[LlmRequest] = PrivateAttr(default_factory=list)
     _failures: list[str] = PrivateAttr(default_factory=list)
 
     def __init__(self, script: Sequence[ScriptedResponse] = (), **kwargs: Any) -> None:
         super().__init__(**{"script": list(script), **kwargs})
+        self._cursor = Script(
+            self.script,
+            loop=self.loop,
+            per_conversation=self.per_conversation,
+            strict=self.strict,
+            owner=f"FakeModel {self.model!r}",
+        )
+
+    @classmethod
+    def from_cassette(
+        cls, path: str | Path, *, strict: bool = True, redact: RedactPII | None = None
+    ) -> FakeModel:
+        """A model that replays a cassette written by :class:`RecordingModel`.
+
+        Args:
+            path: the cassette file.
+            strict: each request must match the recorded one, normalised as the response
+                cache keys it (the call fails with a diff of the two otherwise), and a call
+                beyond the cassette fails; False answers in order without checking.
+            redact: scrubs each request before comparing; by default a scrubbed cassette is
+                compared with ``RedactPII()``'s defaults.
+
+        Returns:
+            A FakeModel named after the recorded model, scripted with the recorded answers.
+
+        Raises:
+            CassetteError: when the file is not a cassette.
+        """
+        from ._cassette import replay_model
+
+        return replay_model(cls, Path(path), strict=strict, redact=redact)
 
     @property
     def calls(self) -> int:
         """How many times ``generate_content_async`` was called."""
-        return self._calls
+        return self._cursor.calls
 
     @property
     def requests(self) -> list[LlmRequest]:
@@ -146,7 +112,8 @@ class FakeModel(BaseLlm):
     @property
     def unconsumed(self) -> list[ScriptedResponse]:
         """The scripted turns no call has reached yet."""
-        return self.script[self._calls :]
+        self._cursor.turns = self.script
+        return self._cursor.unconsumed()
 
     def assert_consumed(self) -> None:
         """Check that every scripted turn was used and every ``expect`` held.
@@ -158,14 +125,14 @@ class FakeModel(BaseLlm):
             AssertionError: listing each unconsumed turn and each failed expectation.
         """
         problems = list(self._failures)
-        first = self._calls
+        first = len(self.script) - len(self.unconsumed)
         problems += [
             f"turn {first + i} was never requested: {turn.describe()}"
             for i, turn in enumerate(self.unconsumed)
         ]
         if problems:
             raise AssertionError(
-                f"FakeModel {self.model!r} after {self._calls} call(s) of "
+                f"FakeModel {self.model!r} after {self.calls} call(s) of "
                 f"{len(self.script)} scripted:\n  " + "\n  ".join(problems)
             )
 
@@ -176,36 +143,33 @@ class FakeModel(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        index = self._calls
-        self._calls += 1
         self._requests.append(copy.deepcopy(llm_request))
-        if index >= len(self.script):
-            if self.strict:
-                raise ScriptExhaustedError(
-                    f"FakeModel {self.model!r} got call {index} but its script has only "
-                    f"{len(self.script)} turn(s) (turns count from 0); last user text: "
-                    f"{_last_user_text(llm_request)!r}"
-                )
-            yield LlmResponse(
-                content=types.Content(role="model", parts=[]),
-                turn_complete=True,
-                finish_reason=types.FinishReason.STOP,
-            )
-            return
-        turn = self.script[index]
-        if turn.expect is not None:
+        self._cursor.turns = self.script
+        model_turns = sum(1 for c in llm_request.contents if c.role == "model")
+        index, turn = self._cursor.next(model_turns, _last_user_text(llm_request))
+        if turn is None:
+            turn = ScriptedResponse(usage=False)
+        elif turn.expect is not None:
             self._check(index, turn.expect, llm_request)
         if turn.delay:
             await asyncio.sleep(turn.delay)
         if turn.error is not None:
             raise turn.error
-        if stream:
-            for chunk in turn.text_chunks:
-                yield LlmResponse(
-                    content=types.Content(role="model", parts=[types.Part(text=chunk)]),
-                    partial=True,
-                )
-        yield _final(turn, stream)
+        code = turn.error_code
+        if code is not None and not _is_gemini_code(code):
+            yield _custom_error(turn, stream)  # a code no Gemini API sends
+            return
+        rendered = gemini_chunks(
+            turn, prompt_text=prompt_text_of_request(llm_request), model=self.model, stream=stream
+        )
+        responses = [types.GenerateContentResponse.model_validate(c) for c in rendered]
+        if not stream:
+            if turn.http_status is not None:
+                raise _http_error(turn)
+            yield LlmResponse.create(responses[0])
+            return
+        async for response in _stream(responses, turn):
+            yield response
 
     def _check(
         self, index: int, expect: Callable[[LlmRequest], object], request: LlmRequest
@@ -217,30 +181,49 @@ class FakeModel(BaseLlm):
             raise AssertionError(f"FakeModel turn {index}: expectation failed: {exc}") from exc
 
 
-def _final(turn: ScriptedResponse, stream: bool) -> LlmResponse:
-    """The turn-complete response of one turn: all text, the calls, usage and any error."""
-    parts: list[types.Part] = []
-    if turn.text_chunks:
-        parts.append(types.Part(text="".join(turn.text_chunks)))
-    for c in turn._calls():
-        call = types.FunctionCall(name=c.name, args=dict(c.args), id=c.id)
-        parts.append(types.Part(function_call=call))
+async def _stream(
+    responses: list[types.GenerateContentResponse], turn: ScriptedResponse
+) -> AsyncGenerator[LlmResponse, None]:
+    """What ADK's ``Gemini`` yields for these streamed chunks (same aggregator)."""
+    aggregator = StreamingResponseAggregator()
     usage = None
-    if turn.input_tokens is not None or turn.output_tokens is not None:
-        usage = types.GenerateContentResponseUsageMetadata(
-            prompt_token_count=turn.input_tokens,
-            candidates_token_count=turn.output_tokens,
-            total_token_count=(turn.input_tokens or 0) + (turn.output_tokens or 0),
-        )
-    content: types.Content | None = types.Content(role="model", parts=parts)
-    if turn.error_code is not None and not parts:
-        content = None
+    for n, response in enumerate(responses):
+        if n and turn.chunk_delay:
+            await asyncio.sleep(turn.chunk_delay)
+        usage = response.usage_metadata or usage
+        async for llm_response in aggregator.process_response(response):
+            yield llm_response
+    if turn.http_status is not None:
+        if turn.chunk_delay and responses:
+            await asyncio.sleep(turn.chunk_delay)
+        raise _http_error(turn)
+    final = aggregator.close()
+    if final is not None:
+        if usage is not None:
+            final.usage_metadata = usage
+        yield final
+
+
+def _is_gemini_code(code: str) -> bool:
+    return code in types.FinishReason.__members__ or code in types.BlockedReason.__members__
+
+
+def _http_error(turn: ScriptedResponse) -> errors.APIError:
+    """The error google-genai raises for the turn's HTTP status and body."""
+    assert turn.http_status is not None
+    body = turn.http_error_body()
+    if turn.http_status < 500:
+        return errors.ClientError(turn.http_status, body)
+    return errors.ServerError(turn.http_status, body)
+
+
+def _custom_error(turn: ScriptedResponse, stream: bool) -> LlmResponse:
+    """A response reporting an error code of the app's own (not one Gemini sends)."""
+    text = "".join(turn.text_chunks)
     return LlmResponse(
-        content=content,
+        content=types.Content(role="model", parts=[types.Part(text=text)]) if text else None,
         partial=False if stream else None,
-        turn_complete=True,
         finish_reason=turn.finish_reason,
-        usage_metadata=usage,
         error_code=turn.error_code,
         error_message=turn.error_message,
     )

@@ -9,6 +9,8 @@ for a fixture by name.
   override either in a ``conftest.py`` to test your own app.
 - ``lattice_runner``: a :class:`LatticeRunner` (App + Runner on in-memory services).
 - ``span_exporter`` / ``metric_reader``: OpenTelemetry SDK in-memory capture for the test.
+- ``loopback_gemini``: a strict :class:`LoopbackGemini` on 127.0.0.1 with a dummy
+  ``GOOGLE_API_KEY``; fill ``loopback_gemini.script`` and use ``loopback_gemini.model()``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from google.adk.agents.base_agent import BaseAgent
 from google.adk.agents.llm_agent import LlmAgent
 
 from .._plugin import Lattice
+from ._gemini_api import LoopbackGemini
 from ._model import FakeModel
 from ._runner import LatticeRunner
 
@@ -34,6 +37,7 @@ __all__ = [
     "lattice",
     "lattice_agent",
     "lattice_runner",
+    "loopback_gemini",
     "metric_reader",
     "span_exporter",
 ]
@@ -81,3 +85,18 @@ def metric_reader() -> Iterator[MetricCapture]:
 
     with capture_metrics() as capture:
         yield capture
+
+
+@pytest.fixture
+def loopback_gemini(monkeypatch: pytest.MonkeyPatch) -> Iterator[LoopbackGemini]:
+    """A strict LoopbackGemini with an empty script; unused turns fail the test at teardown.
+
+    Sets a dummy ``GOOGLE_API_KEY`` and clears the variables that would send google-genai
+    to Vertex AI, for the test only.
+    """
+    monkeypatch.setenv("GOOGLE_API_KEY", "loopback-key")
+    for name in ("GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_ENTERPRISE"):
+        monkeypatch.delenv(name, raising=False)
+    with LoopbackGemini() as api:
+        yield api
+    api.assert_consumed()

@@ -1,0 +1,122 @@
+"""``ObedientModel``: a worst-case scripted model that solves the task and obeys injections.
+
+It reads only the ``LlmRequest`` it is sent. From the first user message it knows the task
+and emits the task's calls one per turn; before each turn it reads every text and tool
+output in the request the way a capable model would (NFKC, invisible characters dropped,
+look-alike letters folded, base64 runs and ROT13 decoded) and, when it finds all of an
+attacker goal's values there, calls that goal's tool with the attacker's arguments first.
+A guard that withholds or redacts the text therefore prevents obedience; one that only
+blocks the call does not.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import codecs
+import functools
+import re
+import unicodedata
+from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
+from typing import Any
+
+from google.adk.models.base_llm import BaseLlm
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+from pydantic import PrivateAttr
+
+from .attacks import Goal
+from .tasks import Call
+
+_INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
+_B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_LOOKALIKE = str.maketrans("аеосріхуАВЕКМНОРСТХІ", "aeocpixyABEKMHOPCTXI")  # noqa: RUF001
+
+
+def reading(text: str) -> list[str]:
+    """What a capable model makes of ``text``: the folded text, its decodings, lower-cased."""
+    folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKE)
+    views = [folded, codecs.decode(folded, "rot13")]
+    for token in _B64.findall(folded):
+        try:
+            views.append(base64.b64decode(token, validate=True).decode("utf-8"))
+        except (binascii.Error, ValueError):
+            continue
+    return [v.lower() for v in views]
+
+
+@functools.cache
+def _mark(value: str) -> re.Pattern[str]:
+    """``value`` as a whole token: ``tanaka@example.com`` is not in ``bob.tanaka@example.com``."""
+    return re.compile(rf"(?<![a-z0-9.@+-]){re.escape(value.lower())}(?![a-z0-9@-])")
+
+
+def _leaves(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _leaves(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _leaves(v)
+
+
+class ObedientModel(BaseLlm):
+    """Solve each task by its plan; call any attacker goal whose values the request carries.
+
+    Args:
+        plans: the calls that solve each task, by the exact user request.
+        goals: the attacker goals it recognises (and obeys).
+    """
+
+    model: str = "obedient-worst-case"
+    _plans: dict[str, tuple[Call, ...]] = PrivateAttr(default_factory=dict)
+    _goals: tuple[Goal, ...] = PrivateAttr(default=())
+
+    def __init__(self, plans: Mapping[str, Sequence[Call]], goals: Sequence[Goal]) -> None:
+        super().__init__()
+        self._plans = {prompt: tuple(plan) for prompt, plan in plans.items()}
+        self._goals = tuple(goals)
+
+    def next_call(self, request: LlmRequest) -> Call | None:
+        """The call this request gets: an obeyed goal first, then the task's next step."""
+        prompt, made, texts = "", [], []
+        for content in request.contents or []:
+            for part in content.parts or []:
+                if part.text:
+                    texts.append(part.text)
+                    if content.role == "user" and not prompt:
+                        prompt = part.text
+                if part.function_call is not None and content.role == "model":
+                    made.append((part.function_call.name, dict(part.function_call.args or {})))
+                if part.function_response is not None:
+                    texts.extend(_leaves(part.function_response.response))
+        views = [v for text in texts for v in reading(text)]
+        for goal in self._goals:
+            call = (goal.tool, goal.args)
+            seen = all(any(_mark(m).search(v) for v in views) for m in goal.marks)
+            if seen and call not in made:
+                return call
+        for call in self._plans.get(prompt, ()):
+            if call not in made:
+                return call
+        return None
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        call = self.next_call(llm_request)
+        if call is None:
+            part = types.Part(text="Done.")
+        else:
+            part = types.Part(function_call=types.FunctionCall(name=call[0], args=dict(call[1])))
+        yield LlmResponse(
+            content=types.Content(role="model", parts=[part]),
+            turn_complete=True,
+            finish_reason=types.FinishReason.STOP,
+            usage_metadata=types.GenerateContentResponseUsageMetadata(
+                prompt_token_count=0, candidates_token_count=0, total_token_count=0
+            ),
+        )

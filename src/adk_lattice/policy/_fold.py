@@ -1,0 +1,126 @@
+"""A folded view of text for PII detection, with a map back to the original offsets.
+
+Obfuscation hides a value from a pattern without hiding it from a reader: a zero-width
+space inside an e-mail, a no-break space or a line break inside a card number, markdown
+emphasis around its groups, ``jane (at) example (dot) com``, ``%40`` for ``@``, full-width
+digits. The folded view undoes these, so the ordinary detectors find the value; every
+folded span maps back to the original span that produced it, so the redaction replaces
+what the reader would have seen, obfuscation included. Detectors run on the original text
+too (folding drops characters some values legitimately contain, such as ``_`` at a word
+edge), and the two sets of spans are merged.
+
+One linear pass: a single bounded regex finds what to rewrite, everything between is
+copied as it is.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Final
+
+_PRINTABLE_ASCII: Final = frozenset(range(0x21, 0x7F))
+#: The non-ASCII spaces (a no-break space may sit inside a value).
+_WIDE: Final = "".join(
+    chr(c) for c in (0xA0, 0x1680, *range(0x2000, 0x200B), 0x202F, 0x205F, 0x3000)
+)
+
+# Every alternative is bounded, so the scan is linear in the text.
+_SPECIAL: Final = re.compile(
+    r"(?P<sep>[ \t]{0,3}[(\[{<][ \t]{0,3}(?P<word>at|dot)[ \t]{0,3}[)\]}>][ \t]{0,3})"
+    r"|%(?P<hex>[0-9A-Fa-f]{2})"
+    r"|(?P<space>\s{2,}|[\t\n\r\f\v])"
+    r"|(?P<mark>[*`~]+|(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))"
+    r"|(?P<zw>[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]+)"
+    r"|(?P<other>[^\x00-\x7f])",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    """The folded text and how to map its spans back to the original.
+
+    Attributes:
+        text: the folded text.
+        starts: the folded offset where each segment starts (sorted).
+        segments: per segment, ``(original start, original end, copied)``; a copied
+            segment maps one to one, a rewritten one maps as a whole.
+    """
+
+    text: str
+    starts: tuple[int, ...]
+    segments: tuple[tuple[int, int, bool], ...]
+
+    def _at(self, pos: int) -> tuple[int, int, int, bool]:
+        i = bisect.bisect_right(self.starts, pos) - 1
+        return (self.starts[i], *self.segments[i])
+
+    def original(self, start: int, end: int) -> tuple[int, int]:
+        """The original span that the folded span ``[start, end)`` came from."""
+        f0, o0, o1, copied = self._at(start)
+        first = o0 + (start - f0) if copied else o0
+        f0, o0, o1, copied = self._at(end - 1)
+        last = o0 + (end - 1 - f0) + 1 if copied else o1
+        return first, last
+
+
+def _rewrite(m: re.Match[str], spaces: str) -> str:
+    if m.group("word") is not None:
+        return "@" if m.group("word").lower() == "at" else "."
+    if m.group("hex") is not None:
+        code = int(m.group("hex"), 16)
+        return chr(code) if code in _PRINTABLE_ASCII else m.group(0)
+    if m.group("space") is not None:  # a run of only no-break spaces follows ``spaces``
+        return " " if m.group("space").strip(_WIDE) else spaces
+    if m.group("mark") is not None or m.group("zw") is not None:
+        return ""
+    char = m.group("other")
+    category = unicodedata.category(char)
+    if category == "Cf":  # zero-width, bidi controls, soft hyphen
+        return ""
+    if category in ("Zs", "Zl", "Zp"):
+        return spaces
+    return unicodedata.normalize("NFKC", char)
+
+
+def fold(text: str, *, spaces: str = " ") -> Folded | None:
+    """The folded view of ``text``, or None when folding would change nothing.
+
+    Args:
+        text: any text.
+        spaces: what a non-ASCII space becomes (a space, or nothing: a no-break space may
+            separate groups of a card number or sit inside an e-mail address).
+
+    Returns:
+        A :class:`Folded` view, or None.
+    """
+    pieces: list[str] = []
+    starts: list[int] = []
+    segments: list[tuple[int, int, bool]] = []
+    pos = out = 0
+    changed = False
+    for m in _SPECIAL.finditer(text):
+        if m.start() > pos:
+            pieces.append(text[pos : m.start()])
+            starts.append(out)
+            segments.append((pos, m.start(), True))
+            out += m.start() - pos
+        new = _rewrite(m, spaces)
+        if new != m.group(0):
+            changed = True
+        if new:
+            pieces.append(new)
+            starts.append(out)
+            segments.append((m.start(), m.end(), new == m.group(0)))
+            out += len(new)
+        pos = m.end()
+    if not changed:
+        return None
+    if pos < len(text):
+        pieces.append(text[pos:])
+        starts.append(out)
+        segments.append((pos, len(text), True))
+    return Folded("".join(pieces), tuple(starts), tuple(segments))

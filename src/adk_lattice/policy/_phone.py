@@ -1,0 +1,161 @@
+"""Phone numbers: a linear candidate pass, then libphonenumber's validation per candidate.
+
+With the ``pii`` extra (``phonenumbers``, Google's libphonenumber metadata for every
+region), a candidate is a run of 7+ digits with the separators people write; each is
+handed, with two characters of context either side, to ``PhoneNumberMatcher`` at leniency
+``VALID`` for each configured region: the number must be valid for its region (so order
+numbers, dates, versions and amounts are not redacted), national numbers need their trunk
+prefix where the region requires one, and ``+CC`` numbers of every region are valid under
+any region. Without the extra, the hand-written pattern of 0.1.0 is the fallback.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from typing import Any, Final
+
+from .pii import PHONE, Detector
+
+_pn: Any
+try:  # the ``pii`` extra
+    import phonenumbers as _pn
+except ImportError:  # pragma: no cover - exercised only without the extra
+    _pn = None
+
+DEFAULT_REGIONS: Final = ("US",)
+#: The parse work allowed per text (one unit: one parse for one region); past it, every
+#: further candidate counts as a number (a text made of thousands of digit runs is
+#: redacted rather than read slowly; ordinary prose uses a few units per number).
+WORK_BUDGET: Final = 1_500
+#: Space-separated pieces one number spans at most (``+33 6 12 34 56 78``).
+_MAX_PIECES: Final = 8
+_PIECE: Final = re.compile(r"\S+")
+
+
+def _pieces(m: re.Match[str]) -> list[tuple[int, int]]:
+    """The space-separated pieces of a candidate: a number may be several (``030 1234``),
+    and two numbers side by side are split only at a space, never inside a date."""
+    return [(p.start() + m.start(), p.end() + m.start()) for p in _PIECE.finditer(m[0])]
+
+
+#: Digits one number can have (an international prefix, a country code, 15 digits).
+_ONE_NUMBER: Final = 17
+
+# Linear: the digit groups are bounded, and a failed attempt reads at most one run.
+# Not right after "#" or an id prefix such as "ORD-", nor after a minus sign.
+_CANDIDATE: Final = re.compile(
+    r"(?<![\w+#])(?<![A-Za-z][\-_/])(?<!(?<!\S)-)"
+    r"(?:\+|\(\+?|00)?\d(?:[ .\-/()\u00a0]{0,3}\d){6,40}(?![^\W_])"
+)
+# Look-alikes libphonenumber accepts as numbers: a label right before the digits (an order,
+# invoice, account or version number, a postcode), a dotted date, a decimal number.
+_LABEL: Final = re.compile(
+    r"(?i)\b(?:order|ord|invoice|inv|version|ver|v|ref|reference|account|acct|acc|id|zip|"
+    r"postcode|postal code|tracking|isbn|sku|serial|ticket|case|po|transaction|txn|receipt|"
+    r"booking|confirmation|pnr|customer|member|policy|claim|item|part)"
+    r"[\s#:.\-]{0,3}(?:no\.?|nr\.?|number|num\.?|code)?[\s#:.\-]{0,3}$"
+)
+_NOT_A_NUMBER: Final = re.compile(
+    r"\d{1,4}([./-])\d{1,2}\1\d{2,4}"  # a date: 04.05.1998, 2024-01-02, 02/01/2024
+    r"|\d+\.\d+"  # a decimal number or a coordinate
+)
+
+
+def check_regions(regions: Sequence[str]) -> tuple[str, ...]:
+    """Validate region codes (``US``, ``DE``...) against libphonenumber's metadata.
+
+    Raises:
+        ValueError: an unknown region, or regions given without the ``pii`` extra.
+    """
+    out = tuple(r.upper() for r in regions)
+    if _pn is None:
+        raise ValueError(
+            "phone_regions needs libphonenumber: pip install 'adk-lattice[pii]' "
+            "(or leave phone_regions unset to use the built-in phone pattern)"
+        )
+    unknown = [r for r in out if r not in _pn.SUPPORTED_REGIONS]
+    if unknown:
+        raise ValueError(f"unknown phone regions {unknown}; use ISO 3166 codes such as 'DE'")
+    return out
+
+
+def _finder(regions: tuple[str, ...]) -> Any:
+    assert _pn is not None
+    pn = _pn
+    leniency = pn.Leniency.VALID
+    tried = regions or ("ZZ",)
+
+    def plausible(candidate: str) -> bool:
+        """A cheap parse: is this one valid number for some region?"""
+        for region in tried:
+            try:
+                if pn.is_valid_number(pn.parse(candidate, region)):
+                    return True
+            except pn.NumberParseException:
+                continue
+        return False
+
+    def confirmed(text: str, start: int, end: int) -> list[tuple[int, int]]:
+        # The matcher sees up to two characters either side for its context checks (dates,
+        # times), but no digit of a neighbouring number, which would merge the two.
+        lo, hi = max(0, start - 2), min(len(text), end + 2)
+        if any(c.isdigit() for c in text[lo:start]):
+            lo = start
+        if any(c.isdigit() for c in text[end:hi]):
+            hi = end
+        for region in tried:
+            spans = [
+                (lo + x.start, lo + x.end)
+                for x in pn.PhoneNumberMatcher(text[lo:hi], region, leniency=leniency)
+            ]
+            if spans:
+                return spans
+        return []
+
+    def find(text: str) -> Iterator[tuple[int, int]]:
+        budget = WORK_BUDGET
+        for m in _CANDIDATE.finditer(text):
+            if _NOT_A_NUMBER.fullmatch(m[0]) or _LABEL.search(
+                text, max(0, m.start() - 32), m.start()
+            ):
+                continue
+            if budget <= 0:  # past the budget a candidate counts as a number
+                yield m.span()
+                continue
+            pieces = _pieces(m)
+            i = 0
+            while i < len(pieces) and budget > 0:
+                hit: tuple[int, list[tuple[int, int]]] | None = None
+                for j in range(min(len(pieces), i + _MAX_PIECES) - 1, i - 1, -1):
+                    start, end = pieces[i][0], pieces[j][1]
+                    digits = sum(c.isdigit() for c in text[start:end])
+                    if not 7 <= digits <= _ONE_NUMBER:
+                        continue
+                    budget -= len(tried)
+                    if plausible(text[start:end]):
+                        budget -= 2 * len(tried)
+                        spans = confirmed(text, start, end)
+                        if spans:
+                            hit = (j, spans)
+                            break
+                if hit is not None:
+                    yield from hit[1]
+                    i = hit[0] + 1
+                else:
+                    i += 1
+
+    return find
+
+
+def phone_detector(regions: Sequence[str] | None) -> Detector:
+    """The PHONE detector: libphonenumber for ``regions`` when installed, else the pattern.
+
+    Args:
+        regions: region codes to read national numbers in (the first is the default
+            region); None for the default (``US``) or, without the extra, the pattern.
+    """
+    if regions is None and _pn is None:
+        return PHONE
+    chosen = check_regions(DEFAULT_REGIONS if regions is None else regions)
+    return Detector("PHONE", finder=_finder(chosen))

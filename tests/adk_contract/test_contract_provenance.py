@@ -1,0 +1,77 @@
+"""ADK facts ProvenanceGuard relies on: nested runs copy state, the call event comes first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from contract_support import Recorder, make_runner, message
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.tools.agent_tool import AgentTool
+from google.adk.tools.tool_context import ToolContext
+
+from adk_lattice.testing import FakeModel, ScriptedResponse, function_tool
+
+
+async def _run(agent: LlmAgent, rec: Recorder, state: dict[str, Any] | None = None) -> Any:
+    runner, service = make_runner(agent, rec)
+    session = await service.create_session(app_name="contract", user_id="u", state=state or {})
+    async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message("x")):
+        pass
+    return await service.get_session(app_name="contract", user_id="u", session_id=session.id)
+
+
+def _nested(inner_tools: list[Any]) -> LlmAgent:
+    inner = LlmAgent(
+        name="helper",
+        model=FakeModel([ScriptedResponse.call("note"), ScriptedResponse.text("done")]),
+        tools=inner_tools,
+    )
+    script = [ScriptedResponse.call("helper", request="go"), ScriptedResponse.text("ok")]
+    return LlmAgent(name="outer", model=FakeModel(script), tools=[AgentTool(inner)])
+
+
+async def test_agent_tool_session_starts_from_a_copy_of_the_callers_state() -> None:
+    """Fact: an AgentTool run's fresh session holds the caller's state (a taint record too)."""
+    seen: list[Any] = []
+
+    def note(tool_context: ToolContext) -> dict[str, Any]:
+        """Record what the nested run's state holds."""
+        seen.append((tool_context.session.id, tool_context.state.get("adk_lattice.provenance")))
+        return {}
+
+    rec = Recorder()
+    outer = await _run(_nested([function_tool(note)]), rec, {"adk_lattice.provenance": {"v": 1}})
+    ((inner_session_id, record),) = seen
+    assert record == {"v": 1}
+    assert inner_session_id != outer.id
+
+
+async def test_agent_tool_forwards_nested_state_writes_to_the_caller() -> None:
+    """Fact: state the nested run writes reaches the caller's session state."""
+
+    def note(tool_context: ToolContext) -> dict[str, Any]:
+        """Write a state key in the nested run."""
+        tool_context.state["written_inside"] = True
+        return {}
+
+    outer = await _run(_nested([function_tool(note)]), Recorder())
+    assert outer.state["written_inside"] is True
+
+
+async def test_the_call_event_is_in_the_session_before_the_tool_hook() -> None:
+    """Fact: in before_tool, the model event carrying the call is already in session.events."""
+
+    def lookup() -> dict[str, Any]:
+        """Look something up."""
+        return {}
+
+    found: list[bool] = []
+
+    def before_tool(*, tool_context: ToolContext, **_: Any) -> None:
+        ids = [fc.id for e in tool_context.session.events for fc in e.get_function_calls()]
+        found.append(tool_context.function_call_id in ids)
+
+    script = [ScriptedResponse.call("lookup"), ScriptedResponse.text("ok")]
+    agent = LlmAgent(name="a", model=FakeModel(script), tools=[function_tool(lookup)])
+    await _run(agent, Recorder(returns={"before_tool": before_tool}))
+    assert found == [True]

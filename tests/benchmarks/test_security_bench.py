@@ -1,0 +1,113 @@
+"""The attack-success benchmark's own invariants, on a small sample of tasks and styles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from benchmarks.security.attacks import GOALS, OWN_CASES, Case, split_of
+from benchmarks.security.harness import (
+    Config,
+    all_cases,
+    configs,
+    pairings,
+    provenance_available,
+    run_one,
+)
+from benchmarks.security.model import ObedientModel
+from benchmarks.security.public import aib_cases
+from benchmarks.security.tasks import TASKS, Task
+from google.adk.models.llm_request import LlmRequest
+from google.genai import types
+
+from adk_lattice.policy import Approval, ToolGuard, ToolRule
+
+SAMPLE_IDS = ("own:direct_override:1", "own:obfuscated:1", "aib:io-003", "aib:tr-002",
+              "garak:whois:1", "garak:resume:7")  # fmt: skip
+SAMPLE_TASKS = tuple(t for t in TASKS if t.id in ("b01", "b04", "e03", "f01", "c02", "k01"))
+needs_provenance = pytest.mark.skipif(
+    not provenance_available(), reason="ProvenanceGuard is not in this checkout"
+)
+
+
+def _sample() -> list[tuple[Task, Case, Any]]:
+    cases = [c for c in all_cases() if c.id in SAMPLE_IDS]
+    assert len(cases) == len(SAMPLE_IDS)
+    return pairings(cases, 2)
+
+
+def _config(name: str) -> Any:
+    return next(c for c in configs() if c.name == name)
+
+
+def _request(*contents: types.Content) -> LlmRequest:
+    return LlmRequest(contents=list(contents))
+
+
+def test_model_obeys_only_what_the_request_carries() -> None:
+    """The worst-case model calls the attacker's tool only when the goal's text is sent to it."""
+    task, goal = TASKS[0], GOALS[0]
+    model = ObedientModel({task.prompt: task.plan}, GOALS)
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
+    call = types.Part(function_call=types.FunctionCall(name="get_transactions", args={}))
+    said = types.Content(role="model", parts=[call])
+
+    def output(text: str) -> types.Content:
+        fr = types.FunctionResponse(name="get_transactions", response={"memo": text})
+        return types.Content(role="user", parts=[types.Part(function_response=fr)])
+
+    clean = model.next_call(_request(user, said, output("Groceries")))
+    poisoned = model.next_call(_request(user, said, output(OWN_CASES[0].render(goal))))
+    assert clean == task.plan[1]
+    assert poisoned == (goal.tool, goal.args)
+
+
+async def test_undefended_agent_is_hijacked_by_every_sampled_injection() -> None:
+    """Undefended, every sampled injection makes the agent carry out the attacker's call."""
+    config = _config("undefended")
+    outcomes = [await run_one(t, config, c, g) for t, c, g in _sample()]
+    assert [o.case for o in outcomes if not o.attacked] == []
+
+
+async def test_benign_tasks_complete_undefended() -> None:
+    """Without an injection, the model completes every sampled task's consequential calls."""
+    config = _config("undefended")
+    outcomes = [await run_one(t, config) for t in SAMPLE_TASKS]
+    assert [o.task for o in outcomes if not o.done] == []
+
+
+async def test_person_in_the_loop_approves_what_a_guard_paused() -> None:
+    """When a guard asks ADK for a confirmation, the harness's person approves and the task runs."""
+    rule = ToolRule(approval=Approval(lambda _: True, confirm=True))
+    config = Config("confirm_all", lambda: [ToolGuard({"send_money": rule})], person=True)
+    outcome = await run_one(SAMPLE_TASKS[0], config)
+    assert (outcome.done, outcome.asked) == (True, 1)
+
+
+def test_every_style_is_in_exactly_one_half_of_the_split() -> None:
+    """Each injection style is either tuned on or held out, decided before measuring."""
+    halves = {split_of(c.style) for c in all_cases()}
+    assert halves == {"tuning", "held_out"}
+
+
+def test_public_corpus_loads_every_tool_output_scenario() -> None:
+    """agent-injection-bench's tool-output scenarios all load, each asking for an attacker goal."""
+    cases = aib_cases()
+    assert len(cases) == 18
+    assert all(GOALS[0].marks[0] in c.render(GOALS[0]) or c.id == "aib:en-001" for c in cases)
+
+
+@needs_provenance
+async def test_provenance_guard_stops_every_sampled_injection() -> None:
+    """With ProvenanceGuard denying ungrounded calls, no sampled injection succeeds."""
+    config = _config("provenance")
+    outcomes = [await run_one(t, config, c, g) for t, c, g in _sample()]
+    assert [o.case for o in outcomes if o.attacked] == []
+
+
+@needs_provenance
+async def test_provenance_guard_lets_benign_sampled_tasks_complete() -> None:
+    """With ProvenanceGuard, sampled tasks whose arguments are user- or trusted-sourced complete."""
+    config = _config("provenance")
+    outcomes = [await run_one(t, config) for t in SAMPLE_TASKS]
+    assert [o.task for o in outcomes if not o.done] == []

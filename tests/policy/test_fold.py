@@ -1,0 +1,48 @@
+"""The folded view: what it undoes, and spans mapping back to the original text."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from adk_lattice.policy._fold import fold
+
+
+def test_plain_text_needs_no_view() -> None:
+    """Text with nothing to fold gives no view, so it is scanned once."""
+    assert fold("plain text, nothing hidden: jane.doe@example.com") is None
+
+
+def test_a_folded_span_maps_to_the_obfuscated_original() -> None:
+    """A span of the folded text maps back over the characters that produced it."""
+    text = "x jane (at) exa\u200bmple (dot) com y"
+    view = fold(text)
+    assert view is not None
+    assert view.text == "x jane@example.com y"
+    start = view.text.index("jane")
+    a, b = view.original(start, start + len("jane@example.com"))
+    assert text[a:b] == "jane (at) exa\u200bmple (dot) com"
+
+
+def test_spaces_can_be_dropped_instead_of_kept() -> None:
+    """With spaces="", a no-break space inside a value disappears from the view."""
+    view = fold("jane.doe@example\u00a0.com", spaces="")
+    assert view is not None and view.text == "jane.doe@example.com"
+
+
+def test_word_underscores_are_kept_and_markdown_ones_dropped() -> None:
+    """An underscore inside a word stays; one at a word edge (markdown) goes."""
+    view = fold("__4111__ sk_live_x")
+    assert view is not None and view.text == "4111 sk_live_x"
+
+
+@given(st.text(max_size=200))
+def test_every_span_maps_inside_the_original(text: str) -> None:
+    """Any folded span maps to a non-empty, in-bounds span of the original text."""
+    view = fold(text)
+    if view is None:
+        return
+    for start in range(len(view.text)):
+        for end in (start + 1, len(view.text)):
+            a, b = view.original(start, end)
+            assert 0 <= a < b <= len(text)

@@ -1,0 +1,95 @@
+"""Phone numbers with libphonenumber: regions, look-alikes, the work budget, the fallback."""
+
+from __future__ import annotations
+
+import time
+
+import phonenumbers
+import pytest
+
+from adk_lattice.policy import RedactPII, _phone
+
+SAMPLE_REGIONS = ["AR", "AU", "BR", "CN", "DE", "EG", "ES", "FR", "GB", "IN", "JP", "KE",
+                  "MX", "NG", "NL", "PL", "RU", "SE", "TR", "ZA"]  # fmt: skip
+
+
+def test_a_berlin_number_is_caught_with_region_de() -> None:
+    """A German national number is read when DE is among the regions."""
+    out, _ = RedactPII(phone_regions=["DE"]).scrub("Ruf an: 030 12345678, danke.")
+    assert out == "Ruf an: [REDACTED:PHONE], danke."
+
+
+def test_a_french_mobile_is_caught_with_region_fr() -> None:
+    """A French mobile in national format is read when FR is among the regions."""
+    out, _ = RedactPII(phone_regions=["US", "FR"]).scrub("Mon portable : 06 12 34 56 78.")
+    assert out == "Mon portable : [REDACTED:PHONE]."
+
+
+def test_a_national_number_of_an_unconfigured_region_is_not_read() -> None:
+    """National formats are read only for the configured regions."""
+    text = "Mon portable : 06 12 34 56 78."
+    assert RedactPII(phone_regions=["US"]).scrub(text)[0] == text
+
+
+@pytest.mark.parametrize("region", SAMPLE_REGIONS)
+def test_international_numbers_are_caught_whatever_the_regions(region: str) -> None:
+    """A +CC number of any region is caught with the default regions."""
+    for kind in (phonenumbers.PhoneNumberType.FIXED_LINE, phonenumbers.PhoneNumberType.MOBILE):
+        number = phonenumbers.example_number_for_type(region, kind)
+        text = phonenumbers.format_number(number, phonenumbers.PhoneNumberFormat.INTERNATIONAL)
+        assert RedactPII().scrub(f"Call {text} today.")[0] == "Call [REDACTED:PHONE] today."
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your order #123-456-7890 has shipped.",
+        "Order ORD-2024-000123 is ready.",
+        "Delivered on 2024-01-02 at 10:30.",
+        "Due 04.05.1998, version 15.25.697.5372.",
+        "Total EUR 1 234 567,00 charged.",
+        "Invoice INV 2029 0400 33 and account 09133088.",
+        "Meet at 26.0857, -168.1258 today.",
+    ],
+)
+def test_lookalikes_are_not_phone_numbers(text: str) -> None:
+    """Order ids, dates, versions, amounts and coordinates are left alone, in many regions."""
+    r = RedactPII(kinds=["phone"], phone_regions=["US", "GB", "DE", "FR", "IN", "BR", "JP"])
+    assert r.scrub(text)[0] == text
+
+
+def test_two_numbers_side_by_side_are_both_caught() -> None:
+    """Two numbers separated by a space are read as two numbers."""
+    out, _ = RedactPII().scrub("lines 415 555 0132 415 555 0199 ok")
+    assert out == "lines [REDACTED:PHONE] [REDACTED:PHONE] ok"
+
+
+def test_an_unknown_region_fails_at_construction() -> None:
+    """A region libphonenumber does not know raises ValueError naming it."""
+    with pytest.raises(ValueError, match="XX"):
+        RedactPII(phone_regions=["XX"])
+
+
+def test_past_the_work_budget_candidates_are_redacted() -> None:
+    """A text with more candidates than the budget allows is redacted, not released raw."""
+    text = "x 1234567 " * 3000
+    out, _ = RedactPII(kinds=["phone"]).scrub(text)
+    assert "1234567" in out  # within the budget: read, and not a number
+    assert out.count("[REDACTED:PHONE]") > 1000  # past it: withheld as numbers
+
+
+def test_hostile_digit_runs_stay_fast() -> None:
+    """100 KB of repeated numbers or digit runs takes well under 2 s."""
+    r = RedactPII(phone_regions=["US", "DE", "FR"])
+    for prefix in ("030 12345678 ", "1 ", "(12) ", "2024-01-02 ", "+1 415-555-0132 "):
+        started = time.perf_counter()
+        r.scrub((prefix * (100_000 // len(prefix) + 1))[:100_000])
+        assert time.perf_counter() - started < 2.0, prefix
+
+
+def test_without_the_extra_the_pattern_is_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without libphonenumber, the built-in pattern finds phones; regions ask for the extra."""
+    monkeypatch.setattr(_phone, "_pn", None)
+    assert RedactPII().scrub("call +1 415-555-0132 now")[0] == "call [REDACTED:PHONE] now"
+    with pytest.raises(ValueError, match=r"adk-lattice\[pii\]"):
+        RedactPII(phone_regions=["DE"])

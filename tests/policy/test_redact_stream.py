@@ -1,0 +1,166 @@
+"""RedactPII in SSE streams through real Runners: thoughts, and whole secrets of any length."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncGenerator, Sequence
+from typing import Any
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.agents.run_config import RunConfig, StreamingMode
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from adk_lattice import Lattice
+from adk_lattice.policy import RedactPII
+from adk_lattice.testing import FakeModel
+
+from .conftest import Run, run_app
+
+SSE = RunConfig(streaming_mode=StreamingMode.SSE)
+PREFIX = "Here is what you asked for, straight from the vault: "
+
+
+class ThinkingModel(FakeModel):
+    """A scripted model that streams thought chunks, then answer chunks."""
+
+    def __init__(self, thoughts: Sequence[str], answer: Sequence[str]) -> None:
+        super().__init__()
+        self._thoughts, self._answer = list(thoughts), list(answer)
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        for text in self._thoughts:
+            part = types.Part(text=text, thought=True)
+            yield LlmResponse(content=types.Content(role="model", parts=[part]), partial=True)
+        for text in self._answer:
+            part = types.Part(text=text)
+            yield LlmResponse(content=types.Content(role="model", parts=[part]), partial=True)
+        parts = [
+            types.Part(text="".join(self._thoughts), thought=True),
+            types.Part(text="".join(self._answer)),
+        ]
+        yield LlmResponse(
+            content=types.Content(role="model", parts=parts), partial=False, turn_complete=True
+        )
+
+
+def _partial_thoughts(run: Run) -> str:
+    return "".join(
+        p.text or ""
+        for e in run.events
+        if e.partial and e.content
+        for p in e.content.parts or ()
+        if p.thought
+    )
+
+
+async def test_streamed_thoughts_are_redacted_at_every_split() -> None:
+    """A value split across streamed thought chunks never leaks, at any split offset."""
+    thought = "The user's card is 4111 1111 1111 1111, so I should not repeat it."
+    value_at = thought.index("4111")
+    for cut in range(value_at - 1, value_at + 21):
+        model = ThinkingModel([thought[:cut], thought[cut:]], ["Done."])
+        agent = LlmAgent(name="assistant", model=model)
+        run = await run_app(agent, [Lattice(policy=[RedactPII(hold=48)])], "hi", run_config=SSE)
+        streamed = _partial_thoughts(run)
+        assert "1111 1111" not in streamed, cut
+        assert streamed.startswith("The user's card is"), cut
+
+
+def _pem(length: int) -> str:
+    rng = random.Random(length)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    body = "".join(rng.choice(alphabet) for _ in range(length))
+    lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
+    return f"-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----"
+
+
+def _key(length: int) -> str:
+    rng = random.Random(length)
+    return "sk-" + "".join(
+        rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(length)
+    )
+
+
+def _jwt(length: int) -> str:
+    rng = random.Random(length)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-"
+    third = max(8, length // 3)
+    segment = ["".join(rng.choice(alphabet) for _ in range(third)) for _ in range(3)]
+    return f"eyJ{segment[0]}.eyJ{segment[1]}.{segment[2]}"
+
+
+def _splits(text: str, start: int, end: int) -> list[int]:
+    """Split offsets: every one for a value up to 250 characters; for a longer one every
+    offset near its edges and a sample in between (the run time stays small)."""
+    if end - start <= 250:
+        return list(range(max(1, start - 2), min(len(text), end + 2)))
+    edges = list(range(start - 2, start + 12)) + list(range(end - 12, end + 2))
+    middle = random.Random(len(text)).sample(range(start, end), 8)
+    return sorted({c for c in edges + middle if 0 < c < len(text)})
+
+
+async def _stream(chunks: list[str], redactor: RedactPII) -> Run:
+    from adk_lattice.testing import ScriptedResponse
+
+    model = FakeModel([ScriptedResponse(text_chunks=chunks)])
+    agent = LlmAgent(name="assistant", model=model)
+    return await run_app(agent, [Lattice(policy=[redactor])], "hi", run_config=SSE)
+
+
+@pytest.mark.parametrize("length", [20, 200, 1500, 4000])
+@pytest.mark.parametrize("make", [_pem, _key, _jwt], ids=["pem", "api_key", "jwt"])
+async def test_a_long_secret_is_never_released_in_pieces(length: int, make: Any) -> None:
+    """A secret of 20 to 4,000 characters split at any offset never streams out in part."""
+    secret = make(length)
+    text = f"{PREFIX}{secret} That is all."
+    expected = f"{PREFIX}[REDACTED:SECRET] That is all."
+    redactor = RedactPII()
+    start, end = len(PREFIX), len(PREFIX) + len(secret)
+    body = secret[40:60] if len(secret) > 60 else secret[-12:]
+    for cut in _splits(text, start, end):
+        run = await _stream([text[:cut], text[cut:]], redactor)
+        streamed = "".join(run.partial_texts)
+        assert body not in streamed, cut
+        assert expected.startswith(streamed), cut
+        assert run.texts == [expected], cut
+    assert redactor.open_streams == 0
+
+
+async def test_a_key_streamed_in_small_chunks_is_held_whole() -> None:
+    """A 3,000-character key streamed 7 characters at a time is redacted whole."""
+    secret = _key(3000)
+    text = f"{PREFIX}{secret} Bye."
+    run = await _stream([text[i : i + 7] for i in range(0, len(text), 7)], RedactPII())
+    streamed = "".join(run.partial_texts)
+    assert secret[100:120] not in streamed
+    assert run.texts == [f"{PREFIX}[REDACTED:SECRET] Bye."]
+
+
+async def test_a_token_past_the_bound_is_redacted_not_released() -> None:
+    """A token longer than max_hold is replaced while streaming and in the final answer."""
+    token = "x" * 700
+    text = f"{PREFIX}{token} and the rest."
+    run = await _stream(
+        [text[i : i + 50] for i in range(0, len(text), 50)], RedactPII(max_hold=512)
+    )
+    streamed = "".join(run.partial_texts)
+    assert "x" * 60 not in streamed
+    assert run.texts == [f"{PREFIX}[REDACTED:SECRET] and the rest."]
+    assert run.texts[0].startswith(streamed)
+
+
+async def test_a_key_block_past_the_bound_is_redacted_not_released() -> None:
+    """A private-key block longer than max_hold is redacted whole; text after END streams."""
+    secret = _pem(3000)
+    text = f"{PREFIX}{secret} Then we talk."
+    chunks = [text[i : i + 40] for i in range(0, len(text), 40)]
+    run = await _stream(chunks, RedactPII(max_hold=1024))
+    streamed = "".join(run.partial_texts)
+    assert secret[100:120] not in streamed
+    assert run.texts == [f"{PREFIX}[REDACTED:SECRET] Then we talk."]
+    assert run.texts[0].startswith(streamed)

@@ -1,0 +1,135 @@
+"""Registration mistakes fail at Lattice(...), with the fix in the message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.agents import LlmAgent
+
+from adk_lattice import Lattice, configure, on
+from adk_lattice.policy import RedactPII
+from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests.support import run_app
+
+
+def lookup_charge(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    return {"charge_id": charge_id, "amount": 10.0}
+
+
+def test_a_class_instead_of_an_instance_says_to_instantiate() -> None:
+    """policy=[RedactPII] fails at construction and says to pass RedactPII()."""
+    with pytest.raises(TypeError, match=r"pass an instance, RedactPII\(\)"):
+        Lattice(policy=[RedactPII])
+
+
+def test_a_class_in_the_telemetry_tier_is_refused_too() -> None:
+    """A class given as an observer is refused the same way."""
+
+    class Audit:
+        def observe(self, outcome: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"Audit\(\)"):
+        Lattice(telemetry=[Audit])
+
+
+def test_adk_agent_callback_shape_on_before_tool_is_refused() -> None:
+    """A before_tool taking (tool, args, tool_context) names the expected signature."""
+
+    class Guard:
+        def before_tool(self, tool: Any, args: Any, tool_context: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError) as info:
+        Lattice(policy=[Guard()])
+    message = str(info.value)
+    assert "before_tool(self, *, tool, tool_args, tool_context)" in message
+    assert "args -> tool_args" in message
+
+
+def test_an_on_function_with_the_wrong_keywords_is_refused() -> None:
+    """An @on function whose parameters are not the hook's keywords fails at construction."""
+
+    @on("after_tool")
+    def cap(*, tool: Any, args: Any, tool_context: Any, tool_response: Any) -> None:
+        return None
+
+    with pytest.raises(TypeError, match=r"after_tool\(\*, tool, tool_args, tool_context, result\)"):
+        Lattice(handlers=[cap])
+
+
+def test_a_hook_method_missing_a_keyword_is_refused() -> None:
+    """A before_model that does not take llm_request is refused at construction."""
+
+    class Trim:
+        def before_model(self, *, callback_context: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError, match="callback_context, llm_request"):
+        Lattice(policy=[Trim()])
+
+
+def test_a_method_named_like_adk_plugin_hooks_says_drop_callback() -> None:
+    """before_tool_callback on a plain object is refused with 'drop `_callback`'."""
+
+    class Guard:
+        def before_tool_callback(self, **kwargs: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError, match="drop `_callback`"):
+        Lattice(policy=[Guard()])
+
+
+def test_a_telemetry_entry_without_observe_says_what_observers_need() -> None:
+    """telemetry=[object()] says observers need observe(outcome)."""
+    with pytest.raises(TypeError, match=r"observe\(outcome\)"):
+        Lattice(telemetry=[object()])
+
+
+def test_an_observe_that_cannot_take_an_outcome_is_refused() -> None:
+    """An observe() with no parameter for the outcome is refused at construction."""
+
+    class Counter:
+        def observe(self) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"observe\(self, outcome\)"):
+        Lattice(telemetry=[Counter()])
+
+
+def test_duplicate_handler_names_are_refused() -> None:
+    """Two handlers under one name in one lattice are refused, saying how to rename."""
+    first = on("before_tool", name="guard")(lambda **_: None)
+    second = on("after_tool", name="guard")(lambda **_: None)
+    with pytest.raises(TypeError, match=r"two handlers are named 'guard'.*configure"):
+        Lattice(policy=[first], handlers=[second])
+
+
+def test_two_instances_of_one_class_need_their_own_names() -> None:
+    """Two default-named instances of one policy class clash; naming them fixes it."""
+    with pytest.raises(TypeError, match="RedactPII"):
+        Lattice(policy=[RedactPII(), RedactPII()])
+    lattice = Lattice(policy=[RedactPII(), configure(RedactPII(), name="RedactPII-2")])
+    assert "RedactPII-2" in lattice.chain("after_model")
+
+
+def test_a_lattice_inside_a_lattice_is_refused() -> None:
+    """A Lattice given as a handler of another is refused: list its handlers instead."""
+    with pytest.raises(TypeError, match="cannot run inside another"):
+        Lattice(handlers=[Lattice(telemetry=())])
+
+
+async def test_a_kwargs_handler_is_accepted_and_gets_adks_arguments() -> None:
+    """A handler taking **kwargs passes the check and receives ADK's keywords on a Runner."""
+    seen: list[list[str]] = []
+
+    @on("before_tool")
+    def look(**kwargs: Any) -> None:
+        seen.append(sorted(kwargs))
+
+    script = [ScriptedResponse.call("lookup_charge", charge_id="c1"), ScriptedResponse.text("ok")]
+    agent = LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
+    await run_app(agent, Lattice(handlers=[look], telemetry=()))
+    assert seen == [["tool", "tool_args", "tool_context"]]
