@@ -36,10 +36,23 @@ def test_re2_set_finds_exactly_the_rules_re_finds() -> None:
     assert differ == []
 
 
-def test_translation_spells_out_unicode_escapes_outside_classes_only() -> None:
-    """\\s and \\w get their Unicode meaning; inside a character class they are kept."""
-    out = to_re2(r"a\s+b\w[^\s\]]")
-    assert out.startswith("a[\\s") and "[\\pL\\pN_]" in out and out.endswith(r"[^\s\]]")
+@pytest.mark.skipif(ENGINE != "re2", reason="needs google-re2")
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (r"a\sb", "a\u2003b"),
+        (r"a[\s,]b", "a\u3000b"),
+        (r"^\w+$", "\u00f1and\u00fa"),
+        (r"^\d+$", "\u0663\u0664"),
+        (r"a\Sb", "a\u00e9b"),
+        (r"x\u00a0y", "x\u00a0y"),
+    ],
+)
+def test_translated_patterns_match_unicode_as_python_does(pattern: str, text: str) -> None:
+    """\\s, \\w, \\d (in and out of classes), negations and \\u escapes mean what re means."""
+    assert PatternSet([pattern], engine="re2").found(text)
+    assert PatternSet([pattern], engine="re").found(text)
+    assert to_re2(pattern) != pattern
 
 
 def test_an_unknown_engine_is_refused() -> None:
@@ -52,3 +65,8 @@ def test_found_reports_whether_any_pattern_occurs() -> None:
     """found() is true when one of the patterns occurs and false when none does."""
     patterns = PatternSet([r"\bfoo\b", r"bar\d"])
     assert patterns.found("a bar7 b") and not patterns.found("foobar")
+
+
+def test_a_lone_surrogate_is_scanned_not_refused() -> None:
+    """Text holding a lone surrogate (a str can) is matched like any other text."""
+    assert PatternSet([r"ignore"]).found("\ud800 ignore")

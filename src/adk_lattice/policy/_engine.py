@@ -26,20 +26,25 @@ except ImportError:  # pragma: no cover
 #: Which engine the guards use: ``re2`` or ``re``.
 ENGINE: Final = "re2" if _re2 is not None else "re"
 
-#: Python's ``\s`` on text: ``str.isspace``.
-_SPACE: Final = (
-    r"[\s\x0b\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}"
-    r"\x{3000}]"
-)
-_WORDCHAR: Final = r"[\pL\pN_]"
+#: Python's Unicode classes as RE2 class members: ``\s`` (``str.isspace``), ``\w``, ``\d``.
+_MEMBERS: Final = {
+    r"\s": (
+        r"\s\x0b\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}"
+        r"\x{205f}\x{3000}"
+    ),
+    r"\w": r"\pL\pN_",
+    r"\d": r"\p{Nd}",
+}
+_NEGATED: Final = {r"\S": r"\s", r"\W": r"\w", r"\D": r"\d"}
 #: RE2's DFA budget for one set: enough for every built-in set on any text size.
 _MAX_MEM: Final = 64 << 20
 
 
 def to_re2(pattern: str) -> str:
-    """``pattern`` (Python ``re`` syntax) with ``\\s`` and ``\\w`` spelled out for RE2.
+    """``pattern`` (Python ``re`` syntax) rewritten so RE2 reads it the same way.
 
-    Only escapes outside character classes are rewritten; inside a class they are kept.
+    ``\\s``, ``\\w``, ``\\d`` and their negations get their Unicode meaning (inside a
+    class too, bar the negations), ``\\uXXXX`` and ``\\UXXXXXXXX`` become ``\\x{...}``.
 
     Args:
         pattern: a Python regular expression.
@@ -53,10 +58,14 @@ def to_re2(pattern: str) -> str:
         c = pattern[i]
         if c == "\\" and i + 1 < len(pattern):
             pair = pattern[i : i + 2]
-            if not in_class and pair == r"\s":
-                out.append(_SPACE)
-            elif not in_class and pair == r"\w":
-                out.append(_WORDCHAR)
+            if pair in _MEMBERS:
+                out.append(_MEMBERS[pair] if in_class else f"[{_MEMBERS[pair]}]")
+            elif pair in _NEGATED and not in_class:
+                out.append(f"[^{_MEMBERS[_NEGATED[pair]]}]")
+            elif pair in (r"\u", r"\U"):
+                width = 4 if pair == r"\u" else 8
+                out.append(f"\\x{{{pattern[i + 2 : i + 2 + width]}}}")
+                i += width
             else:
                 out.append(pair)
             i += 2
@@ -128,13 +137,14 @@ class PatternSet:
     def matches(self, text: str) -> list[int]:
         """Indices (ascending) of the patterns that occur somewhere in ``text``."""
         if self._set is not None:
-            return sorted(self._set.Match(text) or ())
+            # Lone surrogates (not valid text, but a str may hold them) pass through as bytes.
+            return sorted(self._set.Match(text.encode("utf-8", "surrogatepass")) or ())
         return [i for i, p in enumerate(self._compiled) if p.search(text)]
 
     def found(self, text: str) -> bool:
         """Whether any of the patterns occurs in ``text``."""
         if self._set is not None:
-            return bool(self._set.Match(text))
+            return bool(self._set.Match(text.encode("utf-8", "surrogatepass")))
         return any(p.search(text) for p in self._compiled)
 
 
