@@ -5,6 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+.PHONY: demo test test-compat bench bench-security soak lint format typecheck check clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -69,6 +70,15 @@ SOAK_ARGS ?=
 soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py $(SOAK_ARGS)
 
+$(VENV)/.docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
+	touch $(VENV)/.docs
+
+# The documentation site (guides from docs/, API reference from the docstrings) into site/,
+# offline; --strict fails on any broken link or docstring the reference cannot read.
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests examples benchmarks
 	$(BIN)/ruff format --check src tests examples benchmarks
@@ -83,4 +93,4 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 clean:
-	rm -rf $(VENV) .venv-compat-* .pytest_cache .mypy_cache .ruff_cache build dist
+	rm -rf $(VENV) .venv-compat-* .pytest_cache .mypy_cache .ruff_cache build dist site

@@ -14,7 +14,7 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from adk_lattice import Lattice
 
 #: Every configuration, in table order. ``openinference`` is the peer's instrumentation.
-CONFIGS = ("bare", "noop", "empty", "telemetry", "bundle", "openinference")
+CONFIGS = ("bare", "noop", "empty", "telemetry", "bundle", "bundle_shadow", "openinference")
 
 #: One process-wide provider, as an app with global tracing turned on has: ADK's own spans,
 #: ours and the peer's all go to the same in-memory exporter, cleared between batches.
@@ -31,7 +31,8 @@ class NoOp(BasePlugin):
         super().__init__("noop")
 
 
-def _bundle(tmp: str) -> Lattice:
+def _bundle(tmp: str, *, shadow: bool = False) -> Lattice:
+    from adk_lattice import configure
     from adk_lattice.cache import ResponseCache
     from adk_lattice.policy import (
         CapToolResult,
@@ -51,13 +52,16 @@ def _bundle(tmp: str) -> Lattice:
             "properties": {"charge_id": {"type": "string", "maxLength": 64}},
         }
     )
+    # The shadow variant runs the two content scanners as a rollout would start them: in
+    # shadow mode, on copies of the request and response (the cost of the copies).
+    mode = "shadow" if shadow else "enforce"
     return Lattice(
         name="bundle",
         policy=[
             RequireState("user:account_active", message="Your account is inactive."),
-            InjectionGuard(),
+            configure(InjectionGuard(), mode=mode),
             ToolGuard({"lookup_charge": lookup_rule}),
-            RedactPII(),
+            configure(RedactPII(), mode=mode),
             CapToolResult(max_items=20),
         ],
         cache=[ResponseCache(MemoryStore())],
@@ -83,4 +87,6 @@ def make_plugins(config: str, tmp: str) -> list[Any]:
         return [_telemetry_only()]
     if config == "bundle":
         return [_bundle(tmp)]
+    if config == "bundle_shadow":
+        return [_bundle(tmp, shadow=True)]
     raise ValueError(f"unknown configuration {config!r}")

@@ -36,6 +36,7 @@ LABELS = {
     "empty": "empty Lattice",
     "telemetry": "Lattice, telemetry only",
     "bundle": "Lattice, realistic bundle",
+    "bundle_shadow": "the bundle, InjectionGuard and RedactPII in shadow mode",
     "openinference": "openinference-instrumentation-google-adk",
 }
 

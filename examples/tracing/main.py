@@ -90,7 +90,9 @@ def build_agents() -> LlmAgent:
 
 async def main(quiet: bool) -> None:
     console = enable_tracing(
-        "none" if quiet else "console", metrics_exporter="memory", service_name="billing-example"
+        "none" if quiet else "console_json",
+        metrics_exporter="memory",
+        service_name="billing-example",
     )
     # A second call adds an in-memory exporter to the provider the first one installed.
     memory = enable_tracing("memory", metrics_exporter="none")

@@ -7,22 +7,27 @@ audit, cache store) that see the final outcome of every hook.
 """
 
 from ._chain import ReturnGuardError
-from ._handlers import FunctionHandler, configure, on
+from ._config import ConfigError
+from ._handlers import FunctionHandler, Mode, configure, on
 from ._hooks import HOOKS, HookName, OnError, Tier
 from ._outcome import Outcome, Step
 from ._plugin import Lattice
 from ._records import CallRecord, InvocationRecord, current_call
+from ._shadow import ShadowRun
 
 __all__ = [
     "HOOKS",
     "CallRecord",
+    "ConfigError",
     "FunctionHandler",
     "HookName",
     "InvocationRecord",
     "Lattice",
+    "Mode",
     "OnError",
     "Outcome",
     "ReturnGuardError",
+    "ShadowRun",
     "Step",
     "Tier",
     "configure",

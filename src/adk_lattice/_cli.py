@@ -1,4 +1,4 @@
-"""``python -m adk_lattice lint ...``: model-facing tool and state-key checks for CI.
+"""``python -m adk_lattice``: CI checks (``lint tools``, ``lint state``, ``config check``).
 
 Exit status: 0 when clean, 1 with findings, 2 on a usage error (bad arguments, an
 object reference that does not import, a path that does not exist or does not parse).
@@ -109,11 +109,28 @@ def _lint_state(args: argparse.Namespace, out: TextIO) -> int:
     return _summary(out, "state", len(findings))
 
 
-def _summary(out: TextIO, what: str, count: int) -> int:
+def _config_check(args: argparse.Namespace, out: TextIO) -> int:
+    from ._config import ConfigError, read_config
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # a project's own handlers import from its root
+    try:
+        config = read_config(args.file)
+    except ConfigError as exc:
+        for finding in exc.findings:
+            print(finding, file=out)
+        return _summary(out, "config", len(exc.findings), verb="check")
+    counts = ", ".join(f"{len(v)} {k}" for k, v in config.tiers.items()) or "no tiers"
+    print(f"{args.file}: {counts}; {len(config.stores)} store(s)", file=out)
+    return _summary(out, "config", 0, verb="check")
+
+
+def _summary(out: TextIO, what: str, count: int, verb: str = "lint") -> int:
+    label = f"{verb} {what}" if verb == "lint" else f"{what} {verb}"
     if count:
-        print(f"lint {what}: {count} finding(s)", file=out)
+        print(f"{label}: {count} finding(s)", file=out)
         return FINDINGS
-    print(f"lint {what}: clean", file=out)
+    print(f"{label}: clean", file=out)
     return CLEAN
 
 
@@ -159,6 +176,14 @@ def parser() -> argparse.ArgumentParser:
         help="do not check keys starting with PREFIX, e.g. temp: (repeatable)",
     )
     state.set_defaults(run=_lint_state)
+
+    config = commands.add_parser("config", help="validate a lattice config file")
+    config_checks = config.add_subparsers(dest="check", required=True)
+    check = config_checks.add_parser(
+        "check", help="build every store and handler a config file names, without running"
+    )
+    check.add_argument("file", metavar="FILE", help="the TOML config file")
+    check.set_defaults(run=_config_check)
     return top
 
 

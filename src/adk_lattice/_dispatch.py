@@ -27,6 +27,7 @@ from ._records import (
     call_key,
     tool_label,
 )
+from ._shadow import ShadowRun, run_shadow
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -107,6 +108,7 @@ class Dispatcher:
         observers: every observer, in order.
         strict: raise on a bad return instead of ignoring it.
         max_invocations: how many invocations may be open before the oldest is abandoned.
+        shadows: the shadow handlers per hook (``mode="shadow"``), run on copies.
     """
 
     def __init__(
@@ -116,8 +118,10 @@ class Dispatcher:
         *,
         strict: bool,
         max_invocations: int,
+        shadows: dict[HookName, tuple[Bound, ...]] | None = None,
     ) -> None:
         self.chains = chains
+        self.shadows = shadows or {}
         self.observers = observers
         self.observe_partial = any(o.partial for o in observers)
         self.strict = strict
@@ -215,6 +219,17 @@ class Dispatcher:
             agent = call.agent
             token = _current_call.set(call)
         try:
+            shadow: tuple[ShadowRun, ...] = ()
+            if self.shadows.get(hook):
+                shadow = await run_shadow(
+                    self.shadows[hook],
+                    hook,
+                    kwargs,
+                    agent=agent,
+                    tool=call.tool if call is not None else None,
+                    partial=partial,
+                    stats=self.stats,
+                )
             value, bound, failed = await run_chain(
                 self.chains[hook],
                 hook,
@@ -250,6 +265,7 @@ class Dispatcher:
                     invocation=inv,
                     call=call,
                     duration=time.perf_counter() - start,
+                    shadow=shadow,
                 )
             )
         return decision

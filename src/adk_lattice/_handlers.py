@@ -5,14 +5,17 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from ._adk_plugins import PluginObserver, is_plugin, plugin_callbacks
 from ._hooks import DEFAULT_ON_ERROR, HOOK_ARGS, HOOKS, TOOL_HOOKS, HookName, OnError, Tier
 
-_OPTIONS: Final = ("name", "agents", "tools", "on_error", "partial", "timeout")
+_OPTIONS: Final = ("name", "agents", "tools", "on_error", "partial", "timeout", "mode")
+_MODES: Final = ("enforce", "shadow")
 _ON_ERROR: Final = ("deny", "skip", "raise")
 _F = TypeVar("_F", bound=Callable[..., Any])
+#: ``enforce``: the handler acts. ``shadow``: it runs on copies and only reports.
+Mode = Literal["enforce", "shadow"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,8 @@ class Bound:
     tools: frozenset[str] | None
     partial: bool
     timeout: float | None
+    #: ``mode="shadow"``: runs on copies, its decision reported as what it would have done.
+    shadow: bool = False
 
 
 class FunctionHandler:
@@ -61,6 +66,7 @@ def on(
     on_error: OnError | None = None,
     partial: bool = False,
     timeout: float | None = None,
+    mode: Mode = "enforce",
 ) -> Callable[[Callable[..., Any]], FunctionHandler]:
     """Register a plain function as a handler on one hook.
 
@@ -80,12 +86,14 @@ def on(
         on_error: ``deny``, ``skip`` or ``raise`` when it fails (default: per tier).
         partial: also run on streamed partial chunks (``after_model``, ``on_event``).
         timeout: seconds an async handler may take before it counts as failed.
+        mode: ``enforce`` (default) or ``shadow``: run on copies of what the hook may edit,
+            and report what it would have done (``would_deny``...) without acting.
 
     Returns:
         A decorator turning the function into a handler object.
     """
     opts: dict[str, Any] = {"name": name, "agents": agents, "tools": tools}
-    opts |= {"on_error": on_error, "partial": partial, "timeout": timeout}
+    opts |= {"on_error": on_error, "partial": partial, "timeout": timeout, "mode": mode}
     return lambda fn: FunctionHandler(hook, fn, **opts)
 
 
@@ -93,7 +101,8 @@ def configure(handler: Any, **options: Any) -> Any:
     """Set scoping and error options on a handler object, returning it.
 
     Accepts the same options as :func:`on` (``name``, ``agents``, ``tools``, ``on_error``,
-    ``partial``, ``timeout``); a class may also declare them as attributes.
+    ``partial``, ``timeout``, ``mode``); a class may also declare them as attributes.
+    ``configure(handler, mode="shadow")`` puts any handler in shadow mode.
 
     Raises:
         TypeError: on an unknown option.
@@ -154,7 +163,20 @@ def _bind_one(
         tools=_names(getattr(obj, "tools", None), "tools", name),
         partial=bool(getattr(obj, "partial", False)) if partial is None else partial,
         timeout=float(timeout) if timeout is not None else None,
+        shadow=_mode(obj, tier, name) == "shadow",
     )
+
+
+def _mode(obj: Any, tier: Tier, name: str) -> Mode:
+    mode = getattr(obj, "mode", None) or "enforce"
+    if mode not in _MODES:
+        raise ValueError(f"handler {name!r}: mode must be 'enforce' or 'shadow', not {mode!r}")
+    if mode == "shadow" and tier == "telemetry":
+        raise ValueError(
+            f"handler {name!r}: observers only watch, so they have no shadow mode; "
+            "set mode='shadow' on a policy, cache or custom handler"
+        )
+    return "shadow" if mode == "shadow" else "enforce"
 
 
 def bind(

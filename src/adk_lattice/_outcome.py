@@ -10,6 +10,7 @@ from ._hooks import SUBJECT_ARG, HookName, Tier
 
 if TYPE_CHECKING:
     from ._records import CallRecord, InvocationRecord
+    from ._shadow import ShadowRun
 
 StepStatus = Literal["pass", "act", "error", "rejected", "timeout"]
 OutcomeKind = Literal["pass", "act", "error"]
@@ -74,6 +75,8 @@ class Outcome:
         invocation: the lattice's record of the invocation, when one is open.
         call: the per-call record (tool hooks), when one is open.
         duration: seconds the lattice spent on the hook's deciders.
+        shadow: what each shadow handler (``mode="shadow"``) did on this hook, on copies:
+            what it would have done, had it been enforcing.
     """
 
     hook: HookName
@@ -95,6 +98,7 @@ class Outcome:
     call: CallRecord | None = None
     duration: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
+    shadow: tuple[ShadowRun, ...] = ()
 
     @property
     def kind(self) -> OutcomeKind:

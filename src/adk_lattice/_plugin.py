@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
@@ -10,10 +11,13 @@ from typing import TYPE_CHECKING, Any, final
 from google.adk.plugins.base_plugin import BasePlugin
 
 from ._chain import denial
+from ._config import config_from_env, read_config, read_config_name
 from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
+from ._handlers import Mode
 from ._hooks import HookName, Tier
 from ._records import CallRecord, tool_label
+from ._shadow import split_shadow
 from ._stack import StackCheck
 from ._tiers import build_tiers, close_members, default_telemetry
 
@@ -60,13 +64,19 @@ class Lattice(BasePlugin):
             runner. By default the later one warns once, naming both, and stands down there,
             so each hook is decided and audited once (``adk web --extra_plugins
             adk_lattice.Lattice`` on an app that already has a Lattice).
+        config: a TOML file describing the tiers and options (see :meth:`from_config`);
+            not together with tiers given in code. When neither is given and the
+            environment variable ``ADK_LATTICE_CONFIG`` names a file, that file is read
+            (this is how ``adk web --extra_plugins adk_lattice.Lattice`` gets a policy).
 
     Raises:
         TypeError: on a registration mistake, with the fix in the message: a class instead
             of an instance, a bare function (use ``on``), a hook method whose signature
             cannot take ADK's keyword arguments, no hook method and no ``observe``, two
             handlers with one name (see docs/core.md).
-        ValueError: on a bad handler option.
+        ValueError: on a bad handler option, or ``config`` together with tiers.
+        ConfigError: when the config file is missing or has problems (a ``ValueError``
+            listing every one, with file, table and key).
     """
 
     def __init__(
@@ -80,10 +90,32 @@ class Lattice(BasePlugin):
         strict: bool = False,
         timeout: float | None = None,
         max_invocations: int = 4096,
+        config: str | os.PathLike[str] | None = None,
         stack: bool = False,
     ) -> None:
         super().__init__(name)
         self._stack = StackCheck(self, stack=stack)
+        in_code = bool(policy or cache or handlers) or telemetry is not None
+        if config is not None and in_code:
+            raise ValueError(
+                "pass either config= or tiers in code (policy=, cache=, ...), not both"
+            )
+        loaded = read_config(config) if config is not None else None
+        if loaded is None and not in_code:
+            loaded = config_from_env()
+        self._owned: tuple[Any, ...] = ()
+        if loaded is not None:
+            options = loaded.lattice_kwargs()
+            policy, cache = options.pop("policy", ()), options.pop("cache", ())
+            handlers, telemetry = options.pop("handlers", ()), options.pop("telemetry", None)
+            strict = options.get("strict", strict)
+            timeout = options.get("timeout", timeout)
+            max_invocations = options.get("max_invocations", max_invocations)
+            self._owned = tuple(loaded.stores.values())
+            if loaded.tracing is not None:
+                from .telemetry import enable_tracing
+
+                enable_tracing(**loaded.tracing)
         if isinstance(policy, Iterable) and not isinstance(policy, str | bytes):
             # A policy trusting a state key gets that key protected from client writes.
             from .policy.protect import with_protection
@@ -92,14 +124,45 @@ class Lattice(BasePlugin):
         tiers: dict[Tier, Sequence[Any]] = {"policy": policy, "cache": cache, "handlers": handlers}
         tiers["telemetry"] = default_telemetry() if telemetry is None else telemetry
         chains, observers, members = build_tiers(tiers, timeout)
+        chains, shadows = split_shadow(chains)
         self._members = members
         self._coverage = CoverageCheck()
-        self._idle = not observers and not any(chains.values())
+        self._idle = not observers and not any(chains.values()) and not shadows
         self._dispatch = Dispatcher(
-            chains, observers, strict=strict, max_invocations=max_invocations
+            chains, observers, strict=strict, max_invocations=max_invocations, shadows=shadows
         )
 
     # -- public ------------------------------------------------------------------------------
+
+    @classmethod
+    def from_config(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Lattice:
+        """Build a lattice from a TOML file: tiers, handlers, shared stores, state keys.
+
+        ::
+
+            [stores.shared]
+            type = "redis"
+            url_env = "REDIS_URL"        # the URL (and its password) stays in the environment
+
+            [[policy]]
+            use = "adk_lattice.policy:RateLimit"
+            args = { limit = 100, window_seconds = 3600, store = "@stores.shared" }
+            mode = "shadow"
+
+        Args:
+            path: the TOML file (format: ``docs/config.md``).
+            name: the plugin name (default: ``[lattice] name`` in the file, else
+                ``adk_lattice``).
+
+        Returns:
+            The lattice. Stores the file declares are closed by its ``close()``.
+
+        Raises:
+            ConfigError: listing every problem, each with file, table and key.
+        """
+        if name is None:
+            name = str(read_config_name(path) or "adk_lattice")
+        return cls(name, config=path)
 
     @property
     def stats(self) -> Mapping[tuple[str, str, str], int]:
@@ -115,8 +178,16 @@ class Lattice(BasePlugin):
         """How many invocations are tracked right now (0 once every run has ended)."""
         return len(self._dispatch.records)
 
-    def chain(self, hook: HookName) -> tuple[str, ...]:
-        """The names of the deciders on a hook, in the order they run."""
+    def chain(self, hook: HookName, mode: Mode = "enforce") -> tuple[str, ...]:
+        """The names of the deciders on a hook, in the order they run.
+
+        Args:
+            hook: the hook name.
+            mode: ``enforce`` (the deciders) or ``shadow`` (the shadow handlers, which run
+                on copies before them).
+        """
+        if mode == "shadow":
+            return tuple(b.name for b in self._dispatch.shadows.get(hook, ()))
         return tuple(b.name for b in self._dispatch.chains[hook])
 
     # -- run hooks -------------------------------------------------------------------------------
@@ -199,6 +270,8 @@ class Lattice(BasePlugin):
         for inv in list(self._dispatch.records):
             await self._dispatch.finish(inv, "abandoned", None)
         await close_members(self._members)
+        for store in self._owned:
+            await store.close()  # a store's close logs its own failures
 
     # -- agent hooks -----------------------------------------------------------------------------
 

@@ -61,3 +61,21 @@ async def test_temp_state_is_readable_later_in_the_invocation_but_not_persisted(
     assert stored.state.get("kept") == "yes"
     assert "temp:cache_key" not in stored.state
     assert all("temp:cache_key" not in e.actions.state_delta for e in stored.events)
+
+
+async def test_context_state_writes_go_through_its_event_actions_and_state() -> None:
+    """Fact: a Context writes state through ``_state`` (value and delta) and ``_event_actions``.
+
+    Shadow mode redirects exactly these to copies; if ADK changes them, this fails first.
+    """
+    rec = Recorder()
+    runner, service = make_runner(agent(), rec)
+    session = await service.create_session(app_name="contract", user_id="u")
+    async for _ in runner.run_async(user_id="u", session_id=session.id, new_message=message("x")):
+        pass
+    ctx = rec.of("before_model")[0].kwargs["callback_context"]
+    assert ctx._state._delta is ctx._event_actions.state_delta
+    assert isinstance(ctx._state._value, dict)
+    ctx.state["contract_probe"] = 1
+    assert ctx._state._value["contract_probe"] == 1
+    assert ctx._event_actions.state_delta["contract_probe"] == 1

@@ -74,3 +74,11 @@ def test_from_rules_without_sensitive_rows_fails() -> None:
     """A rule table with nothing sensitive is a mistake, not an empty guard."""
     with pytest.raises(ValueError, match="sensitive="):
         ProvenanceGuard.from_rules({"lookup": ToolRule()})
+
+
+def test_trusted_state_keys_are_exposed_for_protection() -> None:
+    """The trusted state keys are the policy's state_keys, which the lattice protects."""
+    from adk_lattice.state import StateKey
+
+    key = StateKey("user:home_iban", str, "", "The user's own account.")
+    assert guard(trusted_state=[key]).state_keys == (key,)

@@ -404,3 +404,17 @@ async def test_a_rejection_by_the_approver_is_noted_with_its_code(ctx: Any) -> N
     out = g.before_tool(tool=TOOL, tool_args={"charge_id": "c", "amount": 250}, tool_context=c)
     assert out["code"] == "rejected_by_approver"
     assert noted(c, "before_tool") == [("deny", "rejected_by_approver")]
+
+
+async def test_a_rule_given_as_a_mapping_is_enforced_like_a_tool_rule(ctx: Any) -> None:
+    """A rule written as a table of ToolRule fields (a config file's form) is enforced."""
+    schema = {"type": "object", "properties": {"amount": {"type": "number", "maximum": 500}}}
+    g = ToolGuard({"issue_refund": {"agents": ["billing"], "schema": schema}})
+    out = await call(g, {"charge_id": "c1", "amount": 5000}, ctx)
+    assert out["code"] == "schema"
+
+
+def test_a_rule_mapping_with_an_unknown_field_is_refused() -> None:
+    """A misspelt field of a rule table fails at construction, naming the fields."""
+    with pytest.raises(TypeError, match="unknown field"):
+        ToolGuard({"issue_refund": {"shema": {}}})

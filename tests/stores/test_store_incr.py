@@ -76,6 +76,28 @@ async def test_later_increments_do_not_extend_the_window(store: Store) -> None:
     assert await store.incr("k", 0.4) == 1
 
 
+async def test_an_amount_adds_that_much(store: Store) -> None:
+    """``incr(key, window, amount=n)`` adds n: a sum of tokens or money, not a call count."""
+    assert await store.incr("spent", 60, amount=120) == 120
+    assert await store.incr("spent", 60, amount=30) == 150
+    assert await store.incr("spent", 60) == 151
+
+
+async def test_amount_zero_reads_the_counter(store: Store) -> None:
+    """``amount=0`` returns the current sum without changing it (0 for a new counter)."""
+    assert await store.incr("fresh", 60, amount=0) == 0
+    await store.incr("fresh", 60, amount=7)
+    assert await store.incr("fresh", 60, amount=0) == 7
+
+
+async def test_a_summed_counter_starts_again_after_its_window(store: Store) -> None:
+    """A sum expires with its window, like a count, also when it began with a read."""
+    await store.incr("sum", 0.1, amount=0)
+    await store.incr("sum", 0.1, amount=50)
+    await asyncio.sleep(0.25)
+    assert await store.incr("sum", 0.1, amount=5) == 5
+
+
 async def test_counters_are_apart_from_entries(store: Store) -> None:
     """get, set and delete_prefix neither see nor reset a counter of the same key."""
     await store.incr("rl:k", 60)

@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from opentelemetry.proto.collector.logs.v1.logs_service_pb2 import (
+    ExportLogsServiceRequest,
+    ExportLogsServiceResponse,
+)
 from opentelemetry.proto.collector.metrics.v1.metrics_service_pb2 import (
     ExportMetricsServiceRequest,
     ExportMetricsServiceResponse,
@@ -26,6 +30,7 @@ class Received:
 
     traces: list[ExportTraceServiceRequest] = field(default_factory=list)
     metrics: list[ExportMetricsServiceRequest] = field(default_factory=list)
+    logs: list[ExportLogsServiceRequest] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def spans(self) -> list[Any]:
@@ -37,6 +42,17 @@ class Received:
                 for rs in req.resource_spans
                 for ss in rs.scope_spans
                 for span in ss.spans
+            ]
+
+    def log_records(self) -> list[Any]:
+        """Every log record received, flattened."""
+        with self.lock:
+            return [
+                record
+                for req in self.logs
+                for rl in req.resource_logs
+                for sl in rl.scope_logs
+                for record in sl.log_records
             ]
 
     def metric_names(self) -> set[str]:
@@ -72,6 +88,11 @@ def otlp_http_receiver() -> Iterator[tuple[str, Received]]:
                 with inbox.lock:
                     inbox.metrics.append(request)
                 reply = ExportMetricsServiceResponse()
+            elif self.path == "/v1/logs":
+                request = ExportLogsServiceRequest.FromString(body)
+                with inbox.lock:
+                    inbox.logs.append(request)
+                reply = ExportLogsServiceResponse()
             else:
                 self.send_response(404)
                 self.end_headers()

@@ -129,22 +129,23 @@ def test_an_unknown_exporter_name_is_a_clear_error() -> None:
 
 
 def test_console_is_the_default_in_a_fresh_process() -> None:
-    """With no OTLP variables, enable_tracing() installs providers exporting to the console."""
+    """With no OTLP variables, enable_tracing() prints span trees to the console."""
     done = _python(
         """
-        from opentelemetry import metrics, trace
-        from adk_lattice.telemetry import enable_tracing
+        from opentelemetry import trace
+        from adk_lattice.telemetry import SpanTreeExporter, enable_tracing
         handle = enable_tracing()
-        assert handle.owns_tracer_provider and handle.owns_meter_provider
+        assert handle.owns_tracer_provider
+        assert isinstance(handle.span_exporter, SpanTreeExporter)
         assert trace.get_tracer_provider() is handle.tracer_provider
-        assert metrics.get_meter_provider() is handle.meter_provider
+        assert handle.metric_reader is None  # no periodic metric JSON on a readable console
         with trace.get_tracer("t").start_as_current_span("hello-span"):
             pass
         handle.shutdown()
         """
     )
     assert done.returncode == 0, done.stderr
-    assert '"name": "hello-span"' in done.stdout
+    assert done.stdout.startswith("hello-span  ")
 
 
 def test_replace_installs_new_providers_over_existing_ones() -> None:

@@ -125,6 +125,7 @@ async def test_failing_handler_counts_an_error_and_marks_the_span(exporter, metr
                 "adk_lattice.handler": "Raises",
                 "adk_lattice.tier": "handlers",
                 "adk_lattice.outcome": "error",
+                "adk_lattice.mode": "enforce",
                 "error.type": "RuntimeError",
             },
             1,
@@ -178,6 +179,7 @@ async def test_metric_attributes_carry_no_identity_or_content(
         "adk_lattice.decision",
         "adk_lattice.cache.result",
         "adk_lattice.reason",
+        "adk_lattice.mode",
         "error.type",
     }
     data = reader.get_metrics_data()

@@ -7,6 +7,7 @@ identity, roles and tenants are read only through declared :class:`~adk_lattice.
 
 from .approval import Approval
 from .arguments import Clamp, InjectState, Round
+from .budget import Budget, Price, TokenBudget
 from .injection import InjectionGuard
 from .injection_classifier import ClassifierDetector
 from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
@@ -26,6 +27,7 @@ from .trim import TrimContext
 
 __all__ = [
     "Approval",
+    "Budget",
     "CallLimits",
     "CallableDetector",
     "CapToolResult",
@@ -40,6 +42,7 @@ __all__ = [
     "JudgeDetector",
     "MemoryCounter",
     "PresidioEngine",
+    "Price",
     "ProtectState",
     "ProvenanceGuard",
     "RateLimit",
@@ -49,6 +52,7 @@ __all__ = [
     "Round",
     "RulesDetector",
     "SumLimit",
+    "TokenBudget",
     "ToolGuard",
     "ToolRule",
     "TrimContext",

@@ -36,6 +36,42 @@ def tool_denial(policy: str, reason: str, code: str, **extra: Any) -> dict[str, 
     return {"status": "denied", "reason": reason, "code": code, "policy": policy, **extra}
 
 
+def ask_person(
+    ctx: Any,
+    policy: str,
+    tool: str,
+    code: str,
+    hint: str,
+    *,
+    note_code: str | None = None,
+    **payload: Any,
+) -> dict[str, Any]:
+    """Pause the call for a person through ADK's tool confirmation, and say so legibly.
+
+    Args:
+        ctx: the ``before_tool`` hook's ``tool_context``.
+        policy: the asking policy's name.
+        tool: the tool's name.
+        code: the content-free reason code of the result.
+        hint: what the person is asked.
+        note_code: the code noted for telemetry (default: ``code``).
+        payload: more fields of the confirmation's payload (never raw values).
+
+    Returns:
+        ``{"status": "pending_approval", "reason": ..., "code": ..., "policy": ...,
+        "tool": ...}``, the tool's result until the person answers.
+    """
+    ctx.request_confirmation(hint=hint, payload={"tool": tool, **payload})
+    report(ctx, "defer", policy, note_code or code)
+    return {
+        "status": "pending_approval",
+        "reason": f"this {tool} call waits for a person to approve it",
+        "code": code,
+        "policy": policy,
+        "tool": tool,
+    }
+
+
 def report(ctx: Any, decision: str, policy: str, reason: str) -> None:
     """Tell telemetry and audit what a policy decided on the hook whose context is ``ctx``.
 

@@ -22,7 +22,7 @@ from google.adk.tools.agent_tool import AgentTool
 from .._records import current_call
 from ..state import StateKey
 from ..telemetry._audit import UNTRUSTED_SOURCES
-from ._common import Counts, Keyed, report, tool_denial
+from ._common import Counts, Keyed, ask_person, report, tool_denial
 from .provenance_config import Consequential, check_kinds, trust_table
 from .provenance_spotlight import spotlight_request
 from .provenance_taint import (
@@ -134,6 +134,13 @@ class ProvenanceGuard:
     @classmethod
     def from_rules(cls, rules: Mapping[str, ToolRule], **options: Any) -> ProvenanceGuard:
         """Build the guard from a :class:`ToolGuard` table's ``ToolRule(sensitive=...)``.
+
+        Args:
+            rules: the ``ToolGuard`` table; rules without ``sensitive`` are skipped.
+            options: the other constructor arguments (``trusted_tools``, ...).
+
+        Returns:
+            A guard with one :class:`Consequential` per rule that declares arguments.
 
         Raises:
             ValueError: when no rule declares sensitive arguments, or on a bad kind.
@@ -325,16 +332,9 @@ class ProvenanceGuard:
             f"This {tool} call was made after reading untrusted content "
             f"({', '.join(taint.sources)}).{what} Approve it?"
         )
-        ctx.request_confirmation(hint=hint, payload={"tool": tool, "arguments": missing})
         self._counts.bump("pending_approval")
-        report(ctx, "defer", self.name, f"{code}:{','.join(missing)}" if missing else code)
-        return {
-            "status": "pending_approval",
-            "reason": f"this {tool} call waits for a person to approve it",
-            "code": code,
-            "policy": self.name,
-            "tool": tool,
-        }
+        noted = f"{code}:{','.join(missing)}" if missing else code
+        return ask_person(ctx, self.name, tool, code, hint, note_code=noted, arguments=missing)
 
 
 def _names(args: list[str]) -> str:

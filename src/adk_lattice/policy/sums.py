@@ -18,7 +18,7 @@ from typing import Any, Literal
 from .._records import current_call
 from ..state import StateKey
 from ..stores import MemoryStore, Store
-from ._common import Counts, Keyed, report, tool_denial
+from ._common import Counts, Keyed, ask_person, report, tool_denial
 from .approval import Approval
 from .rate import counter_key
 
@@ -159,16 +159,8 @@ class SumLimit:
 
     def _ask(self, ctx: Any) -> dict[str, Any]:
         hint = f"This {self.tool} call takes the total past {self.limit:g}. Approve it?"
-        ctx.request_confirmation(hint=hint, payload={"tool": self.tool})
         self._counts.bump("pending_approval")
-        report(ctx, "defer", self.name, "sum_limit")
-        return {
-            "status": "pending_approval",
-            "reason": f"this {self.tool} call waits for a person to approve it",
-            "code": "sum_limit",
-            "policy": self.name,
-            "tool": self.tool,
-        }
+        return ask_person(ctx, self.name, self.tool, "sum_limit", hint)
 
     def _deny(self, ctx: Any, code: str, reason: str) -> dict[str, Any]:
         self._counts.bump("denied")

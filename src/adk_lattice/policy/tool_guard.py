@@ -11,7 +11,7 @@ from pydantic import BaseModel
 
 from .._records import tool_label
 from ..state import StateKey
-from ._common import Counts, report, tool_denial
+from ._common import Counts, ask_person, report, tool_denial
 from .approval import Approval
 from .arguments import (
     Check,
@@ -73,6 +73,22 @@ class ToolRule:
         object.__setattr__(self, "_names", names)
 
 
+def _as_rule(tool: str, rule: Any) -> ToolRule:
+    """A rule as given, or built from a mapping of its fields (a config file's table)."""
+    if isinstance(rule, ToolRule):
+        return rule
+    if isinstance(rule, Mapping):
+        fields = ("agents", "schema", "model", "checks", "rewrites", "approval", "sensitive")
+        unknown = sorted(set(rule) - set(fields))
+        if unknown:
+            raise TypeError(
+                f"rule for {tool!r}: unknown field(s) {', '.join(map(str, unknown))}; "
+                f"a ToolRule has {', '.join(fields)}"
+            )
+        return ToolRule(**rule)
+    raise TypeError(f"rule for {tool!r} must be a ToolRule, not {type(rule).__name__}")
+
+
 class ToolGuard:
     """``before_tool``: enforce a :class:`ToolRule` per tool; deny legibly, never raise.
 
@@ -99,7 +115,8 @@ class ToolGuard:
         })
 
     Args:
-        rules: a :class:`ToolRule` per tool name.
+        rules: a :class:`ToolRule` per tool name, or a mapping of its fields (as a config
+            file writes it: ``{ agents = ["billing"], schema = { ... } }``).
         unknown: ``allow`` (default) lets tools without a rule through; ``deny`` denies them.
         default: the rule for tools without their own (with ``unknown="allow"``), e.g.
             ``ToolRule()`` to apply the argument hygiene to every tool.
@@ -115,7 +132,7 @@ class ToolGuard:
 
     def __init__(
         self,
-        rules: Mapping[str, ToolRule],
+        rules: Mapping[str, ToolRule | Mapping[str, Any]],
         *,
         unknown: str = "allow",
         default: ToolRule | None = None,
@@ -126,12 +143,10 @@ class ToolGuard:
     ) -> None:
         if unknown not in ("allow", "deny"):
             raise ValueError("unknown must be 'allow' or 'deny'")
-        for tool, rule in rules.items():
-            if not isinstance(rule, ToolRule):
-                raise TypeError(f"rule for {tool!r} must be a ToolRule, not {type(rule).__name__}")
+        built = {tool: _as_rule(tool, rule) for tool, rule in rules.items()}
         if default is not None and not isinstance(default, ToolRule):
             raise TypeError(f"default must be a ToolRule, not {type(default).__name__}")
-        self.rules = dict(rules)
+        self.rules = built
         #: The keys this policy trusts; ``Lattice`` protects them from client writes.
         self.state_keys: tuple[StateKey[Any], ...] = tuple(_trusted(self.rules, default))
         self.default = default
@@ -236,16 +251,8 @@ class ToolGuard:
             self._counts.bump("allowed", "approved_by_role" if code == "role" else "approved")
             return None
         if verdict == "defer":
-            ctx.request_confirmation(hint=approval.hint, payload={"tool": name})
             self._counts.bump("pending_approval")
-            report(ctx, "defer", self.name, "approval_required")
-            return {
-                "status": "pending_approval",
-                "reason": f"this {name} call waits for a person to approve it",
-                "code": "approval_required",
-                "policy": self.name,
-                "tool": name,
-            }
+            return ask_person(ctx, self.name, name, "approval_required", approval.hint)
         if code == "approval_required":
             who = f" ({approval.role.name})" if approval.role is not None else ""
             reason = f"this {name} call needs approval by an authorised person{who}"

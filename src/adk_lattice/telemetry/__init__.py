@@ -15,10 +15,12 @@ from ._decisions import Decision, decisions_of
 from ._names import DECISIONS, DecisionName
 from ._notes import Note, note, notes_of
 from ._observer import Telemetry
+from ._otel_logs import OTelLogSink
 from ._sinks import JsonlSink, LoggingSink, Sink
 from ._tree import render_span_tree
 
 if TYPE_CHECKING:
+    from ._console import SpanTreeExporter
     from ._tracing import TracingHandle, enable_tracing
 
 __all__ = [
@@ -29,7 +31,9 @@ __all__ = [
     "JsonlSink",
     "LoggingSink",
     "Note",
+    "OTelLogSink",
     "Sink",
+    "SpanTreeExporter",
     "Telemetry",
     "TracingHandle",
     "decisions_of",
@@ -46,4 +50,8 @@ def __getattr__(name: str) -> Any:
         from . import _tracing
 
         return getattr(_tracing, name)
+    if name == "SpanTreeExporter":
+        from ._console import SpanTreeExporter
+
+        return SpanTreeExporter
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

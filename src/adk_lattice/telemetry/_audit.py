@@ -240,6 +240,7 @@ def _action(outcome: Outcome, d: Decision) -> dict[str, Any]:
         "reason": d.reason,
         "agent": outcome.agent,
         "tool": outcome.tool,
+        "mode": d.mode,
     }
 
 

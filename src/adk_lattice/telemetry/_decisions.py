@@ -6,9 +6,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from .._chain import NO_DENIAL
 from .._hooks import Tier
 from .._outcome import Outcome
-from ._notes import notes_of
+from .._shadow import ShadowRun
+from ._names import would
+from ._notes import notes_of, take_notes
 
 _DECISIONS_KEY: Final = "adk_lattice.decisions"
 #: Hooks where a cache looks up an answer (a passing cache step there is a miss).
@@ -27,14 +30,18 @@ class Decision:
         handler: the handler's name.
         tier: its tier (None when the note names a handler that did not run as a decider,
             e.g. a cache store observer).
-        decision: the decision name (see ``adk_lattice.telemetry.DECISIONS``).
+        decision: the decision name (see ``adk_lattice.telemetry.DECISIONS``); a shadow
+            handler's reads ``would_<decision>`` (``would_deny``), except the facts
+            ``allow``, ``cache_miss``, ``error`` and ``cache_error``.
         reason: a short, content-free reason, or None.
+        mode: ``enforce``, or ``shadow`` for a handler that ran on copies and only reports.
     """
 
     handler: str
     tier: Tier | None
     decision: str
     reason: str | None = None
+    mode: str = "enforce"
 
 
 def decisions_of(outcome: Outcome) -> tuple[Decision, ...]:
@@ -65,9 +72,44 @@ def decisions_of(outcome: Outcome) -> tuple[Decision, ...]:
             inferred = _infer(outcome, step.handler, step.tier, step.status)
             if inferred is not None:
                 found.append(Decision(step.handler, step.tier, inferred, _reason(outcome, step)))
+    if outcome.shadow:
+        found.extend(_shadow_decisions(outcome))
     result = tuple(found)
     outcome.extra[_DECISIONS_KEY] = result
     return result
+
+
+def _shadow_decisions(outcome: Outcome) -> list[Decision]:
+    """What each shadow handler would have done: its notes, else inferred from its step."""
+    found: list[Decision] = []
+    for run in outcome.shadow:
+        step = run.step
+        notes = take_notes(run.context)
+        if notes:
+            for n in notes:
+                found.append(Decision(n.handler, step.tier, would(n.decision), n.reason, "shadow"))
+            continue
+        inferred, reason = _infer_shadow(outcome, run)
+        if inferred is not None:
+            found.append(Decision(step.handler, step.tier, would(inferred), reason, "shadow"))
+    return found
+
+
+def _infer_shadow(outcome: Outcome, run: ShadowRun) -> tuple[str | None, str | None]:
+    """A shadow step's decision, as :func:`_infer` reads an enforcing one."""
+    step, hook = run.step, outcome.hook
+    if step.status in ("error", "timeout", "rejected"):
+        reason = _reason(outcome, step)
+        if step.tier == "policy" and run.on_error == "deny" and hook not in NO_DENIAL:
+            return ("block" if hook in _BLOCK_HOOKS else "deny"), reason  # would fail closed
+        return ("cache_error" if step.tier == "cache" else "error"), reason
+    if step.status == "act":
+        reason = None
+        if hook == "before_tool" and isinstance(run.value, Mapping):
+            code = run.value.get("code")
+            reason = code[:64] if isinstance(code, str) and code else None
+        return _infer(outcome, step.handler, step.tier, "act"), reason
+    return _infer(outcome, step.handler, step.tier, "pass"), None
 
 
 def _infer(outcome: Outcome, handler: str, tier: Tier, status: str) -> str | None:

@@ -23,6 +23,7 @@ REASON: Final = "adk_lattice.reason"
 SYNTHESIZED: Final = "adk_lattice.synthesized"
 CACHE_RESULT: Final = "adk_lattice.cache.result"
 DURATION: Final = "adk_lattice.duration"
+MODE: Final = "adk_lattice.mode"
 HANDLERS: Final = "adk_lattice.handlers"
 STATUSES: Final = "adk_lattice.statuses"
 INVOCATION_ID: Final = "adk_lattice.invocation.id"
@@ -65,6 +66,16 @@ DecisionName = Literal[
 ]
 
 DECISIONS: Final[frozenset[str]] = frozenset(DecisionName.__args__)  # type: ignore[attr-defined]
+
+#: Decisions a shadow handler reports as facts, under their own names (it did look, and it
+#: did fail); every other decision of a shadow handler reads ``would_<decision>``.
+SHADOW_FACTS: Final = frozenset({"allow", "cache_miss", "error", "cache_error"})
+
+
+def would(decision: str) -> str:
+    """How a shadow handler's decision reads: ``deny`` -> ``would_deny``; facts unchanged."""
+    return decision if decision in SHADOW_FACTS else f"would_{decision}"
+
 
 #: How a cache decision reads on the ``adk_lattice.cache.requests`` counter.
 CACHE_RESULTS: Final[dict[str, str]] = {

@@ -174,6 +174,19 @@ def _metadata_notes(response: Any, acted_by: str | None, *, fresh: bool) -> list
     return notes
 
 
+def take_notes(target: Any) -> list[Note]:
+    """Remove and return the notes made against ``target`` (a shadow run's context copy)."""
+    if target is None:
+        return []
+    with _lock:
+        _purge()
+        entry = _pending.get(id(target))
+        if entry is None or entry[0]() is not target:
+            return []
+        del _pending[id(target)]
+        return entry[1]
+
+
 def pending_count() -> int:
     """How many live contexts hold notes nobody gathered yet (for tests and leak checks)."""
     with _lock:

@@ -113,23 +113,29 @@ class Telemetry:
 
     def _record_metrics(self, outcome: Outcome, decisions: Sequence[Decision]) -> None:
         hook = outcome.hook
-        for step in outcome.steps:
+        steps = [(s, "enforce") for s in outcome.steps]
+        steps += [(run.step, "shadow") for run in outcome.shadow]
+        for step, mode in steps:
             attrs: dict[str, AttributeValue] = {
                 n.HOOK: hook,
                 n.HANDLER: step.handler,
                 n.TIER: step.tier,
                 n.OUTCOME: _STEP_OUTCOME[step.status],
+                n.MODE: mode,
             }
             if step.status != "pass" and step.status != "act":
                 attrs[n.ERROR_TYPE] = _error_type(step.status, step.error)
             self._calls.add(1, attrs)
             self._duration.record(step.duration, attrs)
         for d in decisions:
-            if d.decision in n.CACHE_RESULTS:
-                result = n.CACHE_RESULTS[d.decision]
-                self._cache.add(1, {n.HOOK: hook, n.HANDLER: d.handler, n.CACHE_RESULT: result})
+            base = d.decision.removeprefix("would_")
+            if base in n.CACHE_RESULTS:
+                result = n.CACHE_RESULTS[base]
+                attrs = {n.HOOK: hook, n.HANDLER: d.handler, n.CACHE_RESULT: result}
+                self._cache.add(1, {**attrs, n.MODE: d.mode})
             elif d.tier == "policy":
-                self._policy.add(1, {n.HOOK: hook, n.HANDLER: d.handler, n.DECISION: d.decision})
+                attrs = {n.HOOK: hook, n.HANDLER: d.handler, n.DECISION: d.decision}
+                self._policy.add(1, {**attrs, n.MODE: d.mode})
         if outcome.synthesized:
             self._synth.add(1, {n.HOOK: hook, n.REASON: outcome.reason or "unknown"})
 
@@ -158,8 +164,10 @@ class Telemetry:
 
     def _record_span(self, span: Span, outcome: Outcome, decisions: Sequence[Decision]) -> None:
         hook = outcome.hook
-        loud = [d for d in decisions if d.decision not in _QUIET]
+        loud = [d for d in decisions if d.decision not in _QUIET and d.mode == "enforce"]
+        would = [d for d in decisions if d.decision not in _QUIET and d.mode == "shadow"]
         failed = [s for s in outcome.steps if s.status not in ("pass", "act")]
+        failed += [r.step for r in outcome.shadow if r.step.status not in ("pass", "act")]
         if outcome.acted_by is not None:
             span.set_attribute(f"adk_lattice.{hook}.handler", outcome.acted_by)
         if loud:
@@ -173,7 +181,7 @@ class Telemetry:
                 span.set_attribute(n.SERVED_BY, outcome.acted_by)
             if outcome.acted_tier is not None:
                 span.set_attribute(n.SERVED_TIER, outcome.acted_tier)
-        interesting = outcome.acted_by is not None or loud or failed or outcome.synthesized
+        interesting = outcome.acted_by is not None or loud or would or failed or outcome.synthesized
         if interesting or self.all_events:
             span.add_event(f"{n.EVENT_PREFIX}{hook}", _event_attrs(outcome, decisions))
         for step in failed:

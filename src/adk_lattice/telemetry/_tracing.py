@@ -31,7 +31,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 
 logger = logging.getLogger("adk_lattice")
 
-ExporterName = Literal["console", "otlp", "otlp_http", "otlp_grpc", "memory", "none"]
+ExporterName = Literal[
+    "console", "console_json", "otlp", "otlp_http", "otlp_grpc", "memory", "none"
+]
 #: ADK's legacy span format puts raw requests and tool arguments on spans unless this says no.
 ADK_CONTENT_ENV: Final = "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS"
 _OTLP_ENV: Final = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
@@ -47,8 +49,10 @@ class TracingHandle:
         span_exporter: the exporter this call added (None for ``"none"``).
         metric_reader: the metric reader this call installed, or None when the meter
             provider was already set (metrics then go wherever that provider sends them).
-        owns_tracer_provider, owns_meter_provider: whether this call created (and
-            :meth:`shutdown` shuts down) the provider.
+        logger_provider: the global logger provider when ``logs`` was asked for, else None.
+        log_exporter: the log record exporter this call added, or None.
+        owns_tracer_provider, owns_meter_provider, owns_logger_provider: whether this call
+            created (and :meth:`shutdown` shuts down) the provider.
     """
 
     tracer_provider: Any
@@ -57,6 +61,9 @@ class TracingHandle:
     metric_reader: MetricReader | None = None
     owns_tracer_provider: bool = False
     owns_meter_provider: bool = False
+    logger_provider: Any = None
+    log_exporter: Any = None
+    owns_logger_provider: bool = False
     _processor: SpanProcessor | None = field(default=None, repr=False)
     _closed: bool = field(default=False, repr=False)
 
@@ -67,6 +74,8 @@ class TracingHandle:
             ok = self._processor.force_flush(timeout_millis) and ok
         if self.owns_meter_provider:
             ok = bool(self.meter_provider.force_flush(timeout_millis)) and ok
+        if self.logger_provider is not None and self.log_exporter is not None:
+            ok = bool(self.logger_provider.force_flush(timeout_millis)) and ok
         return ok
 
     def shutdown(self) -> None:
@@ -84,6 +93,8 @@ class TracingHandle:
             self._processor.shutdown()
         if self.owns_meter_provider:
             self.meter_provider.shutdown()
+        if self.owns_logger_provider:
+            self.logger_provider.shutdown()
 
 
 def enable_tracing(
@@ -94,6 +105,7 @@ def enable_tracing(
     replace: bool = False,
     adk_content: bool = False,
     metric_interval_s: float = 60.0,
+    logs: Any = False,
 ) -> TracingHandle:
     """Turn on global OpenTelemetry tracing and metrics for the whole app.
 
@@ -113,14 +125,23 @@ def enable_tracing(
     to ``false``, so no raw content reaches the exporter whichever format ADK emits.
 
     Args:
-        exporter: a ``SpanExporter``, or ``"console"``, ``"otlp"`` (protocol from the
-            environment), ``"otlp_http"``, ``"otlp_grpc"``, ``"memory"`` (tests) or ``"none"``.
+        exporter: a ``SpanExporter``, or ``"console"`` (each run printed as a span tree with
+            the lattice's decisions, when its root span ends), ``"console_json"`` (every
+            span as OpenTelemetry's raw JSON), ``"otlp"`` (protocol from the environment),
+            ``"otlp_http"``, ``"otlp_grpc"``, ``"memory"`` (tests) or ``"none"``.
         metrics_exporter: a ``MetricExporter``, a ``MetricReader``, or a name as above;
-            default: the same kind as the span exporter (``"memory"`` for a custom one).
+            default: the same kind as the span exporter (``"memory"`` for a custom one;
+            none for ``"console"``, whose metric JSON would bury the trees; ask for it with
+            ``metrics_exporter="console"``).
         service_name: ``service.name`` of the resource (default: from ``OTEL_SERVICE_NAME``).
         replace: install new global providers even when some are already set.
         adk_content: let ADK keep putting raw content on its spans.
         metric_interval_s: how often periodic metric readers export.
+        logs: also export OpenTelemetry log records (the audit records of
+            :class:`~adk_lattice.telemetry.OTelLogSink`): ``True`` for the same kind as the
+            span exporter, a name as above, or an SDK ``LogRecordExporter``. A global
+            logger provider the app already set gets this exporter added; otherwise one is
+            installed. Default: no log export.
 
     Returns:
         A :class:`TracingHandle` with ``force_flush()`` and ``shutdown()``.
@@ -143,6 +164,10 @@ def enable_tracing(
     _install_tracer(handle, resource, processor, replace)
     reader = _metric_reader(metrics_exporter, kind, metric_interval_s)
     _install_meter(handle, resource, reader, replace)
+    if logs is not False and logs is not None:
+        from ._log_export import install_logs
+
+        install_logs(handle, resource, kind if logs is True else logs, replace)
     return handle
 
 
@@ -157,10 +182,10 @@ def _resolve(exporter: SpanExporter | str | None) -> str:
             "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "")
         )
         name = "otlp_grpc" if protocol.strip().lower() == "grpc" else "otlp_http"
-    if name not in ("console", "otlp_http", "otlp_grpc", "memory", "none"):
+    if name not in ("console", "console_json", "otlp_http", "otlp_grpc", "memory", "none"):
         raise ValueError(
             f"unknown exporter {exporter!r}: use a SpanExporter or one of "
-            "'console', 'otlp', 'otlp_http', 'otlp_grpc', 'memory', 'none'"
+            "'console', 'console_json', 'otlp', 'otlp_http', 'otlp_grpc', 'memory', 'none'"
         )
     return name
 
@@ -172,6 +197,10 @@ def _resource(service_name: str | None) -> Resource:
 
 def _span_exporter(kind: str) -> SpanExporter | None:
     if kind == "console":
+        from ._console import SpanTreeExporter
+
+        return SpanTreeExporter()
+    if kind == "console_json":
         return ConsoleSpanExporter()
     if kind == "memory":
         return InMemorySpanExporter()
@@ -195,13 +224,15 @@ def _metric_reader(
         return spec
     if isinstance(spec, MetricExporter):
         return PeriodicExportingMetricReader(spec, export_interval_millis=interval_s * 1000)
+    if spec is None and span_kind == "console":
+        return None  # a readable console: the span tree, not periodic metric JSON
     kind = _resolve(spec) if spec is not None else span_kind
     exporter: MetricExporter
     if kind in ("memory", "custom"):
         return InMemoryMetricReader()
     if kind == "none":
         return None
-    if kind == "console":
+    if kind in ("console", "console_json"):
         exporter = ConsoleMetricExporter()
     elif kind == "otlp_http":
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter

@@ -91,7 +91,9 @@ def invocation_context(
             :class:`FakeModel`.
         agent_name: the agent's name when ``agent`` is not given.
         invocation_id: the invocation id (default: a fresh ``e-<uuid>``).
-        user_id, app_name, session_id: the session's identity.
+        user_id: the session's user id.
+        app_name: the session's app name.
+        session_id: the session's id (default: a fresh one).
         user_text: the user message that started the invocation, if any.
         run_config: the run config (default: ``RunConfig()``).
         session_service: the service to create the session in (default: a new one).
@@ -129,8 +131,14 @@ def callback_context(
     """Build a real ADK ``CallbackContext`` (agent and model hooks).
 
     Args:
-        state, agent, agent_name, invocation_id, user_id, app_name, session_id, user_text:
-            as for :func:`invocation_context`.
+        state: initial session state, as for :func:`invocation_context`.
+        agent: the current agent, as for :func:`invocation_context`.
+        agent_name: the agent's name when ``agent`` is not given.
+        invocation_id: the invocation id (default: a fresh one).
+        user_id: the session's user id.
+        app_name: the session's app name.
+        session_id: the session's id.
+        user_text: the user message that started the invocation, if any.
         invocation: an existing invocation context to share (e.g. with a tool context),
             instead of the arguments above.
 
@@ -175,8 +183,14 @@ def tool_context(
 
     Args:
         function_call_id: the id of the function call the tool hook serves.
-        state, agent, agent_name, invocation_id, user_id, app_name, session_id, user_text:
-            as for :func:`invocation_context`.
+        state: initial session state, as for :func:`invocation_context`.
+        agent: the current agent, as for :func:`invocation_context`.
+        agent_name: the agent's name when ``agent`` is not given.
+        invocation_id: the invocation id (default: a fresh one).
+        user_id: the session's user id.
+        app_name: the session's app name.
+        session_id: the session's id.
+        user_text: the user message that started the invocation, if any.
         invocation: an existing invocation context to share, instead of the arguments
             above except ``function_call_id``.
 
@@ -249,8 +263,10 @@ def llm_response(
         function_calls: function calls the answer requests.
         partial: True for a streamed chunk.
         turn_complete: True for a final response (set it to None for a chunk).
-        input_tokens, output_tokens: token usage; no usage metadata when both are None.
-        error_code, error_message: a provider error carried in the response.
+        input_tokens: prompt tokens in the usage metadata (none when both are None).
+        output_tokens: output tokens in the usage metadata.
+        error_code: a provider error code carried in the response.
+        error_message: the provider error's message.
 
     Returns:
         The response.

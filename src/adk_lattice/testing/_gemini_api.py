@@ -134,6 +134,12 @@ class LoopbackGemini(LoopbackServer):
             client_kwargs = dict(kwargs.pop("client_kwargs", None) or {})
             client_kwargs.setdefault("api_key", self.api_key or "loopback-key")
             kwargs["client_kwargs"] = client_kwargs
+        given: dict[str, Any] = kwargs.get("client_kwargs") or {}
+        if given.get("http_options") is not None:
+            # Older ADK releases let client_kwargs' http_options replace base_url's: carry
+            # the server's address inside them too.
+            options = _with_base_url(given["http_options"], self.url)
+            kwargs["client_kwargs"] = {**given, "http_options": options}
         return Gemini(model=name, base_url=self.url, **kwargs)
 
     def assert_consumed(self) -> None:
@@ -230,3 +236,12 @@ class LoopbackGemini(LoopbackServer):
         finally:
             if not done:
                 self.cancelled_streams += 1
+
+
+def _with_base_url(options: Any, url: str) -> Any:
+    """``http_options`` (a dict or ``HttpOptions``) with ``base_url`` set when it has none."""
+    if isinstance(options, dict):
+        return {"base_url": url, **options}
+    if getattr(options, "base_url", None) is None and hasattr(options, "model_copy"):
+        return options.model_copy(update={"base_url": url})
+    return options

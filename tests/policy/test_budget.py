@@ -1,0 +1,216 @@
+"""``TokenBudget``: token and money caps per invocation, session and user, on shared stores."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from google.adk.agents.llm_agent import LlmAgent
+from google.adk.agents.run_config import RunConfig, StreamingMode
+from google.adk.apps import App
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.genai import types
+
+from adk_lattice import Lattice
+from adk_lattice.policy import Budget, Price, TokenBudget
+from adk_lattice.stores import MemoryStore, RedisStore, Store
+from adk_lattice.telemetry import AuditLog
+from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests._redis import redis_server
+
+__all__ = ["redis_server"]
+
+
+def lookup(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    return {"charge_id": charge_id, "amount": 12}
+
+
+def looping(n: int, *, tokens_in: int = 100, tokens_out: int = 50) -> FakeModel:
+    """A model that calls a tool n times, then answers; every turn spends tokens."""
+    call = ScriptedResponse(
+        function_calls=[("lookup", {"charge_id": "c1"})],
+        input_tokens=tokens_in,
+        output_tokens=tokens_out,
+    )
+    done = ScriptedResponse.text("done", input_tokens=tokens_in, output_tokens=tokens_out)
+    return FakeModel([*([call] * n), done])
+
+
+class Replica:
+    """One app replica: its own Runner and session service, a lattice with the budget."""
+
+    def __init__(self, model: FakeModel, budget: TokenBudget, audit: list[Any] | None = None):
+        telemetry = [AuditLog(audit.append)] if audit is not None else ()
+        lattice = Lattice(policy=[budget], telemetry=telemetry)
+        agent = LlmAgent(name="billing", model=model, tools=[lookup])
+        self.runner = Runner(
+            app=App(name="shop", root_agent=agent, plugins=[lattice]),
+            session_service=InMemorySessionService(),
+        )
+
+    async def turn(
+        self, user: str = "u1", session_id: str | None = None, **config: Any
+    ) -> list[Any]:
+        service = self.runner.session_service
+        if (
+            session_id is None
+            or await service.get_session(app_name="shop", user_id=user, session_id=session_id)
+            is None
+        ):
+            session = await service.create_session(
+                app_name="shop", user_id=user, session_id=session_id
+            )
+            session_id = session.id
+        message = types.Content(role="user", parts=[types.Part(text="hi")])
+        return [
+            e
+            async for e in self.runner.run_async(
+                user_id=user,
+                session_id=session_id,
+                new_message=message,
+                run_config=RunConfig(**config),
+            )
+        ]
+
+
+def refusals(events: list[Any]) -> list[Mapping[str, Any]]:
+    return [
+        e.custom_metadata["adk_lattice"]
+        for e in events
+        if e.custom_metadata and "adk_lattice" in e.custom_metadata
+    ]
+
+
+async def test_an_invocation_stops_once_its_output_tokens_are_spent() -> None:
+    """A per-invocation output cap refuses the model call after the one that crossed it."""
+    model = looping(5, tokens_out=50)
+    budget = TokenBudget([Budget("invocation", output_tokens=120)])
+    events = await Replica(model, budget).turn()
+    assert model.calls == 3  # 50, 100, 150: the fourth call is refused
+    (meta,) = refusals(events)
+    assert meta == {"denied_by": "TokenBudget", "reason": "invocation_output_tokens_budget"}
+    assert events[-1].content.parts[0].text == budget.message
+
+
+async def test_a_session_budget_carries_over_to_the_next_turn() -> None:
+    """A per-session input cap spent in one turn refuses the next turn's first call."""
+    model = FakeModel([ScriptedResponse.text("one", input_tokens=300, output_tokens=5)] * 3)
+    replica = Replica(model, TokenBudget([Budget("session", input_tokens=250)]))
+    assert refusals(await replica.turn(session_id="s1")) == []
+    second = await replica.turn(session_id="s1")
+    assert refusals(second)[0]["reason"] == "session_input_tokens_budget"
+    assert refusals(await replica.turn(session_id="s2")) == []  # a new session starts afresh
+    assert model.calls == 2
+
+
+async def test_a_user_money_budget_is_priced_per_model() -> None:
+    """Costs come from the price table: 1M output tokens at 2.50 spends a 2.00 budget."""
+    model = FakeModel([ScriptedResponse.text("x", input_tokens=0, output_tokens=1_000_000)] * 3)
+    budget = TokenBudget(
+        [Budget("user", cost=2.00, window_seconds=3600)],
+        prices={"fake-model": Price(input=0.30, output=2.50)},
+    )
+    replica = Replica(model, budget)
+    assert refusals(await replica.turn("alice")) == []
+    assert refusals(await replica.turn("alice"))[0]["reason"] == "user_cost_budget"
+    assert refusals(await replica.turn("bob")) == []  # each user has a budget of their own
+
+
+async def test_a_model_without_a_price_is_refused_under_a_money_budget() -> None:
+    """A cost budget meeting a model missing from the price table denies, never guesses."""
+    model = FakeModel([ScriptedResponse.text("x", output_tokens=10)])
+    budget = TokenBudget(
+        [Budget("user", cost=1.0, window_seconds=60)], prices={"other": Price(1, 1)}
+    )
+    events = await Replica(model, budget).turn()
+    assert refusals(events)[0]["reason"] == "unpriced_model"
+    assert model.calls == 0
+
+
+async def test_streamed_chunks_are_not_counted_twice() -> None:
+    """Under SSE only the final response's usage counts."""
+    store = MemoryStore()
+    model = FakeModel([ScriptedResponse(text_chunks=("a", "b", "c"), output_tokens=40)])
+    budget = TokenBudget([Budget("session", output_tokens=1000)], store=store)
+    await Replica(model, budget).turn(session_id="s1", streaming_mode=StreamingMode.SSE)
+    assert budget.counts["recorded"] == 1
+
+
+class DownStore(MemoryStore):
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        raise ConnectionError("store is down")
+
+
+async def test_a_failing_store_fails_closed_by_default() -> None:
+    """When the counters cannot be read the call is refused with ``budget_unavailable``."""
+    model = FakeModel([ScriptedResponse.text("x", output_tokens=1)])
+    budget = TokenBudget([Budget("session", output_tokens=10)], store=DownStore())
+    events = await Replica(model, budget).turn()
+    assert refusals(events)[0]["reason"] == "budget_unavailable"
+    assert model.calls == 0
+
+
+async def test_a_failing_store_can_fail_open() -> None:
+    """With ``on_store_error="allow"`` the call goes on while the store is down."""
+    model = FakeModel([ScriptedResponse.text("x", output_tokens=1)])
+    budget = TokenBudget(
+        [Budget("session", output_tokens=10)], store=DownStore(), on_store_error="allow"
+    )
+    events = await Replica(model, budget).turn()
+    assert refusals(events) == []
+    assert model.calls == 1
+    assert budget.counts["store_errors"] >= 1
+
+
+async def test_the_audit_record_names_the_spent_budget() -> None:
+    """A refusal is reported as a ``deny`` with the content-free budget code."""
+    audit: list[Any] = []
+    model = looping(3, tokens_out=100)
+    await Replica(model, TokenBudget([Budget("invocation", output_tokens=100)]), audit).turn()
+    (action,) = audit[0]["policy_actions"]
+    assert (action["hook"], action["decision"], action["reason"]) == (
+        "before_model",
+        "deny",
+        "invocation_output_tokens_budget",
+    )
+    assert audit[0]["outcome"] == "blocked"
+
+
+@pytest.mark.redis
+async def test_replicas_on_one_redis_share_a_users_budget(redis_server: Any) -> None:
+    """What a user spends on one replica counts on the other (two Runners, one Redis)."""
+    stores: list[Store] = [RedisStore(redis_server.url, namespace="budget2") for _ in range(2)]
+    try:
+        replicas = [
+            Replica(
+                FakeModel([ScriptedResponse.text("x", input_tokens=600, output_tokens=1)] * 2),
+                TokenBudget([Budget("user", input_tokens=1000, window_seconds=3600)], store=s),
+            )
+            for s in stores
+        ]
+        assert refusals(await replicas[0].turn("carol")) == []
+        assert refusals(await replicas[1].turn("carol")) == []  # 600 used: still under 1000
+        third = await replicas[0].turn("carol")  # 1200 used across both replicas
+        assert refusals(third)[0]["reason"] == "user_input_tokens_budget"
+        assert refusals(await replicas[1].turn("dave")) == []
+    finally:
+        for s in stores:
+            await s.close()
+
+
+def test_a_user_budget_without_a_window_is_refused() -> None:
+    """A per-user budget must say its window: the mistake fails at construction."""
+    with pytest.raises(ValueError, match="window_seconds"):
+        Budget("user", cost=1.0)
+
+
+def test_budgets_can_be_given_as_tables() -> None:
+    """Budgets and prices written as mappings (a config file's form) are accepted."""
+    budget = TokenBudget(
+        [{"scope": "session", "output_tokens": 10}], prices={"*": {"input": 1, "output": 2}}
+    )
+    assert budget.budgets == (Budget("session", output_tokens=10),)
+    assert budget.prices["*"] == Price(1, 2)
