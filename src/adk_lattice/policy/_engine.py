@@ -44,7 +44,8 @@ def to_re2(pattern: str) -> str:
     """``pattern`` (Python ``re`` syntax) rewritten so RE2 reads it the same way.
 
     ``\\s``, ``\\w``, ``\\d`` and their negations get their Unicode meaning (inside a
-    class too, bar the negations), ``\\uXXXX`` and ``\\UXXXXXXXX`` become ``\\x{...}``.
+    class too, bar the negations), ``\\uXXXX`` and ``\\UXXXXXXXX`` become ``\\x{...}``,
+    ``\\Z`` becomes ``\\z``.
 
     Args:
         pattern: a Python regular expression.
@@ -62,6 +63,8 @@ def to_re2(pattern: str) -> str:
                 out.append(_MEMBERS[pair] if in_class else f"[{_MEMBERS[pair]}]")
             elif pair in _NEGATED and not in_class:
                 out.append(f"[^{_MEMBERS[_NEGATED[pair]]}]")
+            elif pair == r"\Z":
+                out.append(r"\z")  # the end of the text
             elif pair in (r"\u", r"\U"):
                 width = 4 if pair == r"\u" else 8
                 out.append(f"\\x{{{pattern[i + 2 : i + 2 + width]}}}")

@@ -49,9 +49,12 @@ _CANDIDATE: Final = re.compile(
     r"(?<![\w+#])(?<![A-Za-z][\-_/])(?<!(?<!\S)-)"
     r"(?:\+|\(\+?|00)?\d(?:[ .\-/()\u00a0]{0,3}\d){6,40}(?![^\W_])"
 )
-#: What every candidate holds: seven digits with at most three separators between two.
+#: A candidate without the finer look-behinds (the same run, after no word character, ``+``
+#: or ``#``, before no letter or digit): one RE2 pass says whether ``_CANDIDATE`` can match.
 _SEVEN_DIGITS: Final = PatternSet(
-    [r"\d(?:[ .\-/()\u00a0]{0,3}\d){6}"], ignore_case=False, multiline=False
+    [r"(?:\A|[^\w+#])(?:\+|\(\+?|00)?\d(?:[ .\-/()\u00a0]{0,3}\d){6,40}(?:[\W_]|\Z)"],
+    ignore_case=False,
+    multiline=False,
 )
 # Look-alikes libphonenumber accepts as numbers: a label right before the digits (an order,
 # invoice, account or version number, a postcode), a dotted date, a decimal number.

@@ -197,7 +197,7 @@ _GATES: Final[dict[int, str]] = {
     id(IBAN): r"[A-Z]{2}\d{2}",
     id(PHONE): r"\d{3,4}[ .\-]\d{3,4}|\+\d{7}",
     id(IPV4): r"\d\.\d{1,3}\.\d{1,3}\.\d",
-    id(IPV6): r":[0-9A-Fa-f]*:",
+    id(IPV6): r"(?:\A|[^\w:.])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:",
     id(SECRET): r"AKIA|gh[pousr]_|github_pat_|AIza|xox[abposr]-|[spr]k_(?:live|test)_|sk-|eyJ",
     id(PEM): r"-----BEGIN",
     id(ASSIGNED_SECRET): (
