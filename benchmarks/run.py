@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from targets import targets  # this folder is sys.path[0]
+
 HERE = Path(__file__).resolve().parent
 ORDER = (
     "dispatch",
@@ -25,6 +27,8 @@ ORDER = (
     "memory",
     "detectors",
     "redact",
+    "scan",
+    "stream",
 )
 LABELS = {
     "bare": "bare ADK",
@@ -107,6 +111,8 @@ def main() -> int:
     target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(f"machine: {json.dumps(report['machine'])}")
     print(table(results))
+    print("\n### targets\n")
+    print(targets(results))
     print(f"\nJSON: {target}")
     return 0
 

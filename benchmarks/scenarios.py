@@ -40,23 +40,6 @@ def lookup_charge(charge_id: str) -> dict[str, Any]:
     return {"charge_id": charge_id, "amount": 12.5, "currency": "EUR"}
 
 
-class _Endless(FakeModel):  # type: ignore[misc]
-    """A FakeModel whose script repeats forever (so a benchmark never runs dry)."""
-
-    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
-        turn = self.script[self._calls % len(self.script)]
-        self._calls += 1
-        async for response in _one(turn, stream):
-            yield response
-
-
-async def _one(turn: ScriptedResponse, stream: bool) -> Any:
-    model = FakeModel([turn])
-    model._requests = _Discard()
-    async for response in model.generate_content_async(None, stream):  # type: ignore[arg-type]
-        yield response
-
-
 class _Discard(list):  # type: ignore[type-arg]
     def append(self, item: Any) -> None:  # keep nothing: the benchmark must not grow
         return None
@@ -70,7 +53,10 @@ def _agent(kind: str) -> LlmAgent:
         ]
     else:
         script = [ScriptedResponse.text("Hello there.", input_tokens=10, output_tokens=4)]
-    return LlmAgent(name="billing", model=_Endless(script), tools=[lookup_charge])
+    # The script repeats forever (a benchmark never runs dry) and no request is kept.
+    model = FakeModel(script, loop=True)
+    model._requests = _Discard()
+    return LlmAgent(name="billing", model=model, tools=[lookup_charge])
 
 
 class _Setup:
@@ -421,7 +407,13 @@ SCENARIOS: dict[str, Callable[[], Awaitable[dict[str, Any]]]] = {
     # In its own module (heavy imports); this folder is sys.path[0].
     "detectors": lambda: __import__("detectors").detectors(),
     "redact": redact,
+    "scan": lambda: _sync(__import__("scan").scan),
+    "stream": lambda: _sync(__import__("scan").stream),
 }
+
+
+async def _sync(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    return fn()
 
 
 if __name__ == "__main__":

@@ -46,3 +46,18 @@ def test_every_span_maps_inside_the_original(text: str) -> None:
         for end in (start + 1, len(view.text)):
             a, b = view.original(start, end)
             assert 0 <= a < b <= len(text)
+
+
+@given(st.text(alphabet="ab_ (at)[dot]%40z\t\n*`~x", max_size=40), st.sampled_from([" ", ""]))
+def test_the_re2_pass_folds_exactly_as_the_pattern_alone(text: str, spaces: str) -> None:
+    """Finding the places to rewrite with RE2 first gives the view the pattern alone gives."""
+    from adk_lattice.policy import _fold
+
+    got = fold(text, spaces=spaces)
+    with_re2 = _fold._specials
+    try:
+        _fold._specials = _fold._SPECIAL.finditer  # type: ignore[assignment]
+        expected = fold(text, spaces=spaces)
+    finally:
+        _fold._specials = with_re2  # type: ignore[assignment]
+    assert got == expected

@@ -6,6 +6,8 @@ import sys
 import unicodedata
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adk_lattice.policy._confusables import FOLD
 from adk_lattice.policy._normalize import INVISIBLE, clean, fold
@@ -83,3 +85,11 @@ def test_an_unclosed_comment_hides_the_rest_only_in_the_fold() -> None:
 def test_the_table_folds_only_non_ascii_characters() -> None:
     """The look-alike table never changes an ASCII character."""
     assert all(code > 127 for code in FOLD)
+
+
+@given(st.text(alphabet="ab1 .-3@$x\t_*<!->yé\u2003\u0456\u200b", max_size=40))
+def test_fold_with_re2_equals_the_whole_text_substitutions(text: str) -> None:
+    """Rewriting only the places RE2 finds gives the view Python's re gives on the whole text."""
+    from adk_lattice.policy._normalize import _fold_with_re
+
+    assert fold(text) == _fold_with_re(clean(text).lower())

@@ -6,6 +6,8 @@ import time
 
 import phonenumbers
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII, _phone
 
@@ -93,3 +95,11 @@ def test_without_the_extra_the_pattern_is_the_fallback(monkeypatch: pytest.Monke
     assert RedactPII().scrub("call +1 415-555-0132 now")[0] == "call [REDACTED:PHONE] now"
     with pytest.raises(ValueError, match=r"adk-lattice\[pii\]"):
         RedactPII(phone_regions=["DE"])
+
+
+@given(st.text(alphabet="0123456789 .-/()+#_aZ\u00a0", max_size=40))
+def test_the_one_pass_gate_never_skips_a_phone_candidate(text: str) -> None:
+    """Whenever the candidate pattern can match, the RE2 gate lets the finder run."""
+    from adk_lattice.policy._phone import _CANDIDATE, _SEVEN_DIGITS
+
+    assert _SEVEN_DIGITS.found(text) or _CANDIDATE.search(text) is None

@@ -150,3 +150,32 @@ def test_invisible_characters_anywhere_in_a_value_do_not_hide_it(
         chars.insert(min(pos, len(chars) - 1), char)
     out, _ = RedactPII().scrub("see " + "".join(chars) + " ok")
     assert out == f"see [REDACTED:{kind}] ok"
+
+
+_VALUES = [
+    "jane.doe@example.com", "4111 1111 1111 1111", "4111-1111-1111-1111", "123-45-6789",
+    "123 45 6789", "DE89 3704 0044 0532 0130 00", "GB82WEST12345698765432", "+1 415-555-0132",
+    "(415) 555-0132", "+14155550132", "192.168.10.1", "2001:db8::1", "fe80::1:2",
+    "AKIAIOSFODNN7EXAMPLE", "ghp_" + "a" * 36, "github_pat_" + "b" * 30, "AIza" + "c" * 35,
+    "xoxb-1234567890-abc", "sk_live_" + "d" * 24, "sk-" + "e" * 40,
+    "eyJhbGciOiJIUzI1.eyJzdWIiOiIxMjM0.c2lnbmF0dXJlX2hlcmU",
+    "-----BEGIN PRIVATE KEY-----\nMIIBVQ==\n-----END PRIVATE KEY-----",
+    "password=hunter2hunter2", "API_KEY: 'abcdefgh12345'",
+]  # fmt: skip
+
+
+@given(
+    st.text(alphabet="aZ09 .-:@+()_=\n", max_size=30),
+    st.sampled_from(_VALUES),
+    st.text(alphabet="aZ09 .-:@+()_=\n", max_size=30),
+)
+def test_a_detector_skipped_by_its_gate_would_have_found_nothing(
+    before: str, value: str, after: str
+) -> None:
+    """The one-pass gates only skip built-in detectors that cannot match the text."""
+    from adk_lattice.policy.pii import _GATES, BUILTIN, runnable
+
+    text = before + value + after
+    gated = [d for ds in BUILTIN.values() for d in ds if id(d) in _GATES]
+    kept = runnable(gated, text)
+    assert [d.kind for d in gated if d not in kept and list(d.spans(text))] == []

@@ -164,3 +164,65 @@ async def test_a_key_block_past_the_bound_is_redacted_not_released() -> None:
     assert secret[100:120] not in streamed
     assert run.texts == [f"{PREFIX}[REDACTED:SECRET] Then we talk."]
     assert run.texts[0].startswith(streamed)
+
+
+def _held_after_each_chunk(redactor: RedactPII, text: str, chunk: int) -> list[int]:
+    """Characters received but not yet released after each partial chunk."""
+    from adk_lattice.testing import callback_context
+
+    ctx = callback_context()
+    received = released = 0
+    held = []
+    for start in range(0, len(text), chunk):
+        piece = text[start : start + chunk]
+        response = LlmResponse(
+            content=types.Content(role="model", parts=[types.Part(text=piece)]), partial=True
+        )
+        redactor.after_model(callback_context=ctx, llm_response=response)
+        assert response.content is not None and response.content.parts
+        received += len(piece)
+        released += len(response.content.parts[0].text or "")
+        held.append(received - released)
+    return held
+
+
+PROSE = (
+    "The quarterly review covered the billing migration, which moved every customer to the "
+    "new invoicing system without interrupting service. Support volume rose briefly in the "
+    "first week and fell back once the help pages were updated. "
+) * 20
+
+
+def test_text_without_values_is_held_back_at_most_one_chunk() -> None:
+    """With the built-in detectors, prose with no value streams at most a chunk behind."""
+    assert max(_held_after_each_chunk(RedactPII(), PROSE, 64)) <= 64
+
+
+def test_custom_detectors_keep_the_fixed_hold() -> None:
+    """A custom pattern may match plain words, so its stream always holds ``hold`` back."""
+    redactor = RedactPII(custom={"PROJECT": r"Project [A-Z][a-z]+"}, hold=96)
+    assert min(_held_after_each_chunk(redactor, PROSE, 64)[2:]) >= 96
+
+
+OBFUSCATED = {
+    "EMAIL": "jane (at) example (dot) com",
+    "SECRET": "password = hunter2hunter2",
+    "CARD": "4111 1111 1111 1111",
+    "PHONE": "+1 415 555 0132",
+}
+
+
+@pytest.mark.parametrize(("kind", "value"), OBFUSCATED.items())
+async def test_a_value_that_starts_with_a_word_is_held_at_every_split(
+    kind: str, value: str
+) -> None:
+    """Held only where a value may start, a spaced or obfuscated value still never leaks."""
+    text = f"{PREFIX}{value}. Anything else?"
+    redactor = RedactPII()
+    expected, _ = redactor.scrub(text)
+    assert f"[REDACTED:{kind}]" in expected and value.split()[-1] not in expected
+    for cut in range(len(PREFIX) - 2, len(PREFIX) + len(value) + 2):
+        run = await _stream([text[:cut], text[cut:]], redactor)
+        streamed = "".join(run.partial_texts)
+        assert expected.startswith(streamed), (cut, streamed)
+        assert run.texts == [expected], cut

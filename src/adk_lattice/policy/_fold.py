@@ -18,8 +18,11 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
+
+from ._engine import re2_bytes, to_re2
 
 _PRINTABLE_ASCII: Final = frozenset(range(0x21, 0x7F))
 #: The non-ASCII spaces (a no-break space may sit inside a value).
@@ -37,6 +40,32 @@ _SPECIAL: Final = re.compile(
     r"|(?P<other>[^\x00-\x7f])",
     re.IGNORECASE,
 )
+
+
+#: The same places found by one linear RE2 pass over ASCII text (an ``_`` is then checked
+#: for the word edge); each is read again by ``_SPECIAL`` at that offset. Most text has
+#: few (line breaks), so the costly per-position scan of ``_SPECIAL`` never runs on it.
+_SPECIAL_RUN: Final = re2_bytes(
+    to_re2(
+        r"[ \t]{0,3}[(\[{<][ \t]{0,3}(?i:at|dot)[ \t]{0,3}[)\]}>][ \t]{0,3}"
+        r"|%[0-9A-Fa-f]{2}|\s{2,}|[\t\n\r\f\v]|[*`~]+|_"
+    )
+)
+
+
+def _specials(text: str) -> Iterator[re.Match[str]]:
+    """``_SPECIAL.finditer(text)``, found with RE2 where it can be."""
+    if _SPECIAL_RUN is None or not text.isascii():
+        yield from _SPECIAL.finditer(text)
+        return
+    pos = 0
+    for found in _SPECIAL_RUN.finditer(text.encode("ascii")):
+        if found.start() < pos:
+            continue
+        m = _SPECIAL.match(text, found.start())
+        if m is not None:
+            yield m
+            pos = m.end()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,7 +131,7 @@ def fold(text: str, *, spaces: str = " ") -> Folded | None:
     segments: list[tuple[int, int, bool]] = []
     pos = out = 0
     changed = False
-    for m in _SPECIAL.finditer(text):
+    for m in _specials(text):
         if m.start() > pos:
             pieces.append(text[pos : m.start()])
             starts.append(out)

@@ -68,6 +68,8 @@ class Scrubber:
         if max_chars < 1:
             raise ValueError("max_chars must be >= 1")
         self.detectors = tuple(detectors)
+        #: Only built-in detectors: a stream holds text back only where a value may start.
+        self.builtin_only = not custom and engine is None
         self._stream_detectors = (*detectors, Detector("SECRET", long_token(max_hold)))
         self.strategy = strategy
         self.strategies = dict(strategies or {})

@@ -44,8 +44,14 @@ class Stream:
     dropping: Literal["", "run", "pem"] = ""
     kinds: set[str] = field(default_factory=set)  # found in chunks already released
 
-    def feed(self, text: str, scan: Scan, apply: Apply, hold: int, max_hold: int) -> str:
-        """Take the next chunk's text; return what may be released now (redacted)."""
+    def feed(
+        self, text: str, scan: Scan, apply: Apply, hold: int, max_hold: int, lean: bool = False
+    ) -> str:
+        """Take the next chunk's text; return what may be released now (redacted).
+
+        With ``lean`` (only built-in detectors), the last ``hold`` characters are held only
+        from where a value may start (see :func:`_lean_cut`), not always.
+        """
         if self.blocked:
             return ""
         text = self._drop(text)
@@ -59,11 +65,15 @@ class Stream:
             return self._held(self.pending + text, max_hold)
         buf = self.pending + text
         spans = scan(buf)
-        cut, why = _cut(buf, spans, hold)
+        cut, why = _cut(buf, spans, 0 if lean else hold)
         if why == "run" and _run_end(buf, cut) - cut > max_hold:
             return self._overflow(buf, cut, "run", spans, apply)
         if why == "pem" and len(buf) - cut > max_hold:
             return self._overflow(buf, cut, "pem", spans, apply)
+        if lean and why != "pem":
+            held = _lean_cut(buf, cut, hold)
+            if held < cut:  # whole words held too: the buffer is rescanned with each chunk
+                cut, why = _outside(held, spans), ""
         done = [s for s in spans if s[1] <= cut]
         self.kinds.update(s[2] for s in done)
         released, blocked = apply(buf[:cut], done)
@@ -138,6 +148,49 @@ def _open_key_block(buf: str) -> int:
     if close != -1 and "PRIVATE KEY" not in header[:close]:
         return -1  # a certificate or public key: nothing to hold
     return begin
+
+
+#: What may begin a built-in value that a space can split (a phone number, a card, an IBAN,
+#: an SSN, ``jane (at) example``, ``password = ...``): a digit, ``@ % +``, a non-ASCII
+#: character (a no-break or zero-width space, a full-width digit), a secret's name before
+#: ``:`` or ``=``, an opening bracket before ``at`` or ``dot`` (or at the end of the text).
+_MAY_START: Final = re.compile(
+    r"[0-9@%+]|[^\x00-\x7f]|(?:key|secret|token|password|passwd)[\"']?\s*[:=]"
+    r"|[(\[{<]\s*(?:(?:at|dot)\b|(?:a|d|do)$|$)",
+    re.IGNORECASE,
+)
+#: Of those, the ones that may follow the plain word a value starts with.
+_JOINS: Final = frozenset("@%([{<")
+
+
+def _token_start(buf: str, pos: int) -> int:
+    while pos > 0 and not buf[pos - 1].isspace():
+        pos -= 1
+    return pos
+
+
+def _lean_cut(buf: str, cut: int, hold: int) -> int:
+    """Where to cut when only built-in values are looked for.
+
+    Before the token holding the first character of the last ``hold`` that may start a
+    value, and the word ahead of it too when that character joins a value to a plain word
+    (``jane (at) example (dot) com``, ``password = ...``); when there is none, before the
+    last whole word (the next chunk may bring the ``(at)``).
+    """
+    m = _MAY_START.search(buf, max(0, len(buf) - hold), cut)
+    pos = _token_start(buf, m.start() if m is not None else cut)
+    if m is not None and m.group(0)[0] not in _JOINS:
+        return pos
+    while pos > 0 and buf[pos - 1].isspace():
+        pos -= 1
+    return _token_start(buf, pos)
+
+
+def _outside(cut: int, spans: list[Span]) -> int:
+    for start, end, _ in spans:
+        if start < cut < end:  # never release half a value
+            cut = start
+    return cut
 
 
 def _cut(buf: str, spans: list[Span], hold: int) -> tuple[int, Literal["", "run", "pem"]]:

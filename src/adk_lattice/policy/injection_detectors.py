@@ -18,6 +18,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 
 from cachetools import LRUCache
 
+from ._engine import ENGINE, PatternSet, byte_spans
 from ._normalize import clean, fold
 from .injection_rules import RULES, SQUASHED_OVERRIDE, Rule
 
@@ -25,10 +26,15 @@ from .injection_rules import RULES, SQUASHED_OVERRIDE, Rule
 UserDetector = Callable[[str, str], Any]
 
 _CODE: Final = re.compile(r"^[A-Za-z0-9_.:-]{1,80}$")
-_SPACES: Final = re.compile(r"[ \t]+")
-_NOT_LETTER: Final = re.compile(r"[^a-z]+")
-_B64: Final = re.compile(r"(?<![A-Za-z0-9+/=_-])[A-Za-z0-9+/_-]{16,}={0,2}(?![A-Za-z0-9+/=_-])")
-_HEX: Final = re.compile(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
+_SPACES: Final = re.compile(r"[ \t]{2,}|\t")
+_B64_BYTES: Final = frozenset(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
+)
+#: A base64 run (standard or URL alphabet) of 16 characters or more; the run must not touch
+#: another base64 character or ``=`` on either side (checked on each candidate). Both are
+#: matched on the text's UTF-8 bytes (ASCII classes only).
+_B64: Final = byte_spans(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX: Final = byte_spans(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 #: Verdicts on texts up to this long are remembered: each model call of a turn re-sends the
 #: same user turn and tool results.
 _MEMO_CHARS: Final = 8_192
@@ -90,6 +96,9 @@ class RulesDetector:
         self.rules = tuple(rules)
         self.decode = decode
         self.name = name
+        # One pass per view finds every rule that matches: rules grouped by their flags, the
+        # squashed override phrase (spread over the letters) joins the first group.
+        self._sets = _rule_sets(self.rules)
         # A benign verdict is stored as "" (None would read as a miss).
         self._memo: LRUCache[tuple[str, str], Finding | str] = LRUCache(maxsize=1_024)
 
@@ -111,14 +120,21 @@ class RulesDetector:
     def _scan(self, text: str, source: str, depth: int) -> Finding | None:
         # Tool output has no business addressing the assistant: weak signals count double.
         boost = 2.0 if source.startswith("tool:") else 1.0
-        plain = _SPACES.sub(" ", clean(text))
-        found = self._match(plain, source, boost)
+        plain = clean(text)
+        if "  " in plain or "\t" in plain:
+            plain = _SPACES.sub(" ", plain)
+        hits = self._hits(plain)
+        found = self._match(hits, source, boost)
         if found is None:
             folded = fold(text)
-            # The rules ignore case: a fold that only lower-cased would find nothing new.
+            # The rules ignore case: a fold that only lower-cased finds nothing new, bar the
+            # squashed phrase, which only ever looks at the folded view.
             if folded != plain.lower():
-                found = self._match(folded, source, boost)
-            if found is None and SQUASHED_OVERRIDE.search(_NOT_LETTER.sub("", folded)):
+                hits = self._hits(folded)
+                found = self._match(hits, source, boost)
+            else:
+                hits = self._hits(folded)
+            if found is None and len(self.rules) in hits:
                 found = Finding("instruction_override", ("squashed_override",), source)
         if found is None and depth == 0 and self.decode and self.rules:
             for hidden in decoded(plain):
@@ -127,17 +143,51 @@ class RulesDetector:
                     return Finding("encoded_payload", inner.rules, source, encoded=True)
         return found
 
-    def _match(self, text: str, source: str, boost: float) -> Finding | None:
+    def _hits(self, text: str) -> set[int]:
+        """Indices of the rules (and ``len(rules)``: the squashed phrase) found in ``text``."""
+        found: set[int] = set()
+        for patterns, index in self._sets:
+            found.update(index[i] for i in patterns.matches(text))
+        return found
+
+    def _match(self, hits: set[int], source: str, boost: float) -> Finding | None:
         score: dict[str, float] = {}
-        hits: dict[str, list[str]] = {}
-        for rule in self.rules:
-            if rule.pattern.search(text):
+        names: dict[str, list[str]] = {}
+        for i, rule in enumerate(self.rules):
+            if i in hits:
                 score[rule.family] = score.get(rule.family, 0.0) + rule.weight * boost
-                hits.setdefault(rule.family, []).append(rule.name)
+                names.setdefault(rule.family, []).append(rule.name)
         if sum(score.values()) < 1.0:
             return None
         family = max(score, key=lambda f: score[f])
-        return Finding(family, tuple(n for f in hits for n in hits[f]), source)
+        return Finding(family, tuple(n for f in names for n in names[f]), source)
+
+
+def _spread(pattern: str) -> str:
+    """``pattern`` (letters and groups only) with any non-letters allowed between letters.
+
+    Matching the result on a text is matching ``pattern`` on the text's letters alone.
+    """
+    return re.sub(r"[a-z]", lambda m: f"(?:{m.group(0)}[^a-z]*)", pattern)
+
+
+def _rule_sets(rules: tuple[Rule, ...]) -> list[tuple[PatternSet, list[int]]]:
+    """The rules as pattern sets, one per flag combination, with each member's rule index."""
+    groups: dict[tuple[bool, bool], tuple[list[str], list[int]]] = {}
+    for i, rule in enumerate(rules):
+        flags = rule.pattern.flags
+        key = (bool(flags & re.IGNORECASE), bool(flags & re.MULTILINE))
+        patterns, index = groups.setdefault(key, ([], []))
+        patterns.append(rule.pattern.pattern)
+        index.append(i)
+    # The folded view is lower-case: the squashed phrase joins any group.
+    patterns, index = next(iter(groups.values()), None) or groups.setdefault((True, True), ([], []))
+    patterns.append(_spread(SQUASHED_OVERRIDE.pattern))
+    index.append(len(rules))
+    return [
+        (PatternSet(p, ignore_case=ic, multiline=ml, engine=ENGINE), index)
+        for (ic, ml), (p, index) in groups.items()
+    ]
 
 
 class CallableDetector:
@@ -189,19 +239,23 @@ def as_detector(value: Detector | UserDetector) -> Detector:
 
 def decoded(text: str) -> Iterable[str]:
     """Printable text hidden in base64 or hex runs of ``text``."""
-    for m in _B64.finditer(text):
-        token = m.group(0)
+    raw = text.encode("utf-8", "surrogatepass")
+    for start, end in _B64(raw):
+        if (start and raw[start - 1] in _B64_BYTES) or (end < len(raw) and raw[end] in _B64_BYTES):
+            continue  # part of a longer run, or followed by a third "="
+        token = raw[start:end]
         if token.isalpha() or token.isdigit():
             continue  # plain words and numbers are not encodings
         try:
-            raw = base64.b64decode(token + "=" * (-len(token) % 4), altchars=b"-_", validate=False)
+            padded = token + b"=" * (-len(token) % 4)
+            data = base64.b64decode(padded, altchars=b"-_", validate=False)
         except (binascii.Error, ValueError):
             continue
-        yield from _printable(raw)
-    for m in _HEX.finditer(text):
-        digits = re.sub(r"\\x|[ :]", "", m.group(0))
+        yield from _printable(data)
+    for start, end in _HEX(raw):
+        digits = raw[start:end].replace(b"\\x", b"").replace(b" ", b"").replace(b":", b"")
         try:
-            yield from _printable(bytes.fromhex(digits))
+            yield from _printable(bytes.fromhex(digits.decode("ascii")))
         except ValueError:
             continue
 
@@ -211,5 +265,17 @@ def _printable(raw: bytes) -> Iterable[str]:
         s = raw.decode("utf-8")
     except UnicodeDecodeError:
         return
-    if s and sum(c.isprintable() or c.isspace() for c in s) / len(s) > 0.95:
+    if not s:
+        return
+    if s.isprintable():
         yield s
+        return
+    # More than 95% printable: stop counting as soon as too many characters are not.
+    allowed = len(s) * 0.05
+    bad = 0
+    for c in s:
+        if not (c.isprintable() or c.isspace()):
+            bad += 1
+            if bad >= allowed:
+                return
+    yield s

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ._engine import PatternSet
 from ._fold import fold
 
 _TOKEN: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=")
@@ -186,6 +187,36 @@ BUILTIN: Final[dict[str, tuple[Detector, ...]]] = {
 }
 
 
+#: For each built-in detector, what any match of it must contain: one linear pass (an RE2
+#: set) over a text tells which detectors can match at all, and only those run. Prose with
+#: no digits, ``@``, key prefixes or secret words runs none of them.
+_GATES: Final[dict[int, str]] = {
+    id(EMAIL): r"[A-Za-z0-9._%+\-]@[A-Za-z0-9\-]",
+    id(CARD): r"\d(?:[ \-]?\d){12}",
+    id(SSN): r"\d{3}[- ]\d{2}[- ]\d{4}",
+    id(IBAN): r"[A-Z]{2}\d{2}",
+    id(PHONE): r"\d{3,4}[ .\-]\d{3,4}|\+\d{7}",
+    id(IPV4): r"\d\.\d{1,3}\.\d{1,3}\.\d",
+    id(IPV6): r"(?:\A|[^\w:.])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:",
+    id(SECRET): r"AKIA|gh[pousr]_|github_pat_|AIza|xox[abposr]-|[spr]k_(?:live|test)_|sk-|eyJ",
+    id(PEM): r"-----BEGIN",
+    id(ASSIGNED_SECRET): (
+        r"(?i:api[_\-]?key|secret|access[_\-]?token|auth[_\-]?token|password|passwd)"
+    ),
+}
+_GATE_IDS: Final = tuple(_GATES)
+_GATE_SET: Final = PatternSet(list(_GATES.values()), ignore_case=False, multiline=False)
+
+
+def runnable(detectors: Sequence[Detector], text: str) -> list[Detector]:
+    """The detectors that can match in ``text``: built-in ones whose gate occurs, and every
+    other detector (custom patterns, callables, the phone finder) always."""
+    if not any(id(d) in _GATES for d in detectors):
+        return list(detectors)
+    open_ = {_GATE_IDS[i] for i in _GATE_SET.matches(text)}
+    return [d for d in detectors if id(d) not in _GATES or id(d) in open_]
+
+
 def _merge(found: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     """Non-overlapping spans, earliest first, longest on ties; overlaps widen."""
     out: list[tuple[int, int, str]] = []
@@ -200,7 +231,7 @@ def _merge(found: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
 
 def find(text: str, detectors: Iterable[Detector]) -> list[tuple[int, int, str]]:
     """Non-overlapping ``(start, end, kind)`` spans in ``text`` as written, earliest first."""
-    return _merge(s for d in detectors for s in d.spans(text))
+    return _merge(s for d in runnable(tuple(detectors), text) for s in d.spans(text))
 
 
 # A base64 (or base64url) run, from the start of a run of its alphabet: linear time.
@@ -243,13 +274,14 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
     Returns:
         Non-overlapping ``(start, end, kind)`` spans in ``text``, earliest first.
     """
-    found = [s for d in detectors for s in d.spans(text)]
+    found = [s for d in runnable(detectors, text) for s in d.spans(text)]
     views = [fold(text)]
     if _WIDE_SPACE.search(text):  # a no-break space may sit inside a value, or between two
         views.append(fold(text, spaces=""))
     for view in views:
         if view is not None:
-            for start, end, kind in (s for d in detectors for s in d.spans(view.text)):
+            active = runnable(detectors, view.text)
+            for start, end, kind in (s for d in active for s in d.spans(view.text)):
                 found.append((*view.original(start, end), kind))
     for m in _B64.finditer(text):
         if len(m.group(0)) > _B64_MAX:

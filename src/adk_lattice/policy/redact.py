@@ -62,8 +62,12 @@ class RedactPII(Scrubber):
             ``IP``, ``SECRET`` or a custom kind).
         salt: the key for the ``hash`` strategy.
         block_message: what the user reads when ``block`` withholds an answer.
-        hold: characters always held back per streamed chunk (at least 48, the longest
-            built-in value written with spaces; raise it for longer custom values).
+        hold: how far back a streamed chunk's tail is held (at least 48, the longest
+            built-in value written with spaces; raise it for longer custom values). With
+            only the built-in detectors, only from where a value may start (a digit,
+            ``@``, ``%``, ``+``, a non-ASCII character, a secret's name before ``:`` or
+            ``=``, a bracketed ``at`` or ``dot`` and the word before it) and otherwise the
+            last word; with custom detectors or an engine, always.
         max_hold: the most a stream holds for one open token or key block; one growing
             past it is replaced by ``[REDACTED:SECRET]`` (so are tokens that long in the
             final response of a stream).
@@ -207,6 +211,7 @@ class RedactPII(Scrubber):
             self._apply,
             self.hold,
             self.max_hold,
+            lean=self.builtin_only,
         )
 
     def _others(self, content: types.Content, found: Found, ctx: Any) -> None:
