@@ -133,6 +133,7 @@ def _answer(**fields: Any) -> LlmResponse:
         ("after_model", _answer(finish_reason=types.FinishReason.MAX_TOKENS), {}, "finish_reason"),
         ("after_model", _answer(interrupted=True), {}, "interrupted"),
         ("after_model", _answer(content=types.Content(role="model", parts=[])), {}, "empty"),
+        ("after_model", _answer(content=None), {}, "empty"),
     ],
 )
 async def test_each_unstorable_answer_is_counted_under_its_reason(
