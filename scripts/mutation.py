@@ -146,7 +146,7 @@ def report(results: list[Module]) -> str:
         c = m.counts
         other = sum(n for s, n in c.items() if s not in ("killed", "survived", "timeout"))
         total = sum(c.values()) + len(m.equivalent)
-        score = "-" if m.score is None else f"{m.score:.0%}"
+        score = "-" if m.score is None else f"{m.score:.1%}"
         lines.append(
             f"| {m.name} | {total} | {c['killed']} | {c['survived']} | {c['timeout']} "
             f"| {len(m.equivalent)} | {other} | {score} |"
