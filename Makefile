@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test test-compat bench bench-security soak lint format typecheck check clean docs
+.PHONY: demo test test-compat bench bench-security soak mutation lint format typecheck check clean docs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -70,6 +70,17 @@ SOAK_ARGS ?=
 soak: $(STAMP)
 	$(BIN)/python benchmarks/soak.py $(SOAK_ARGS)
 
+$(VENV)/.mutation: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[dev,mutation]'
+	touch $(VENV)/.mutation
+
+# Mutation testing of the core, policies, caches and stores, one module at a time at the
+# lowest CPU priority; resumable (results kept under mutants/), report in
+# mutation-report.md. Pick modules with MUTATE, e.g. `make mutation MUTATE="_records cache._keys"`.
+MUTATE ?=
+mutation: $(VENV)/.mutation
+	nice -n 19 $(BIN)/python scripts/mutation.py $(MUTATE)
+
 $(VENV)/.docs: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,docs]'
 	touch $(VENV)/.docs
@@ -80,12 +91,12 @@ docs: $(VENV)/.docs
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests examples benchmarks
-	$(BIN)/ruff format --check src tests examples benchmarks
+	$(BIN)/ruff check src tests examples benchmarks scripts
+	$(BIN)/ruff format --check src tests examples benchmarks scripts
 
 format: $(STAMP)
-	$(BIN)/ruff format src tests examples benchmarks
-	$(BIN)/ruff check --fix src tests examples benchmarks
+	$(BIN)/ruff format src tests examples benchmarks scripts
+	$(BIN)/ruff check --fix src tests examples benchmarks scripts
 
 typecheck: $(STAMP)
 	$(BIN)/mypy
@@ -93,4 +104,4 @@ typecheck: $(STAMP)
 check: lint typecheck test
 
 clean:
-	rm -rf $(VENV) .venv-compat-* .pytest_cache .mypy_cache .ruff_cache build dist site
+	rm -rf $(VENV) .venv-compat-* .pytest_cache .mypy_cache .ruff_cache build dist site mutants
