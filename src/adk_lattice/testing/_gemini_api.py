@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from ._script import Script, ScriptedResponse, ScriptExhaustedError
-from ._server import LoopbackRequest, LoopbackServer, safe_headers
+from ._script import ScriptedResponse, ScriptExhaustedError
+from ._server import LoopbackRequest, ScriptedServer, safe_headers
 from ._wire import gemini_chunks, last_user_text_of_body, model_turns_of_body, prompt_text_of_body
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ def _as_llm_request(model: str, body: dict[str, Any]) -> LlmRequest:
     return LlmRequest(model=model, contents=contents, config=config)
 
 
-class LoopbackGemini(LoopbackServer):
+class LoopbackGemini(ScriptedServer):
     """A scripted Gemini API (``generateContent``, ``streamGenerateContent?alt=sse``).
 
     ADK's real ``Gemini`` model, google-genai's HTTP client, its SSE parser, error mapping
@@ -91,29 +91,16 @@ class LoopbackGemini(LoopbackServer):
         per_conversation: bool = False,
         api_key: str | None = None,
     ) -> None:
-        from starlette.applications import Starlette
-        from starlette.routing import Route
-
-        self.script = list(script)
-        self.requests: list[LoopbackRequest] = []
-        self.cancelled_streams = 0
-        self.api_key = api_key
-        self._failures: list[str] = []
-        self._cursor = Script(
-            self.script,
+        super().__init__(
+            script,
+            "/{version}/models/{target}",
+            self._handle,
+            strict=strict,
             loop=loop,
             per_conversation=per_conversation,
-            strict=strict,
-            owner="LoopbackGemini",
             warn=logger.warning,
         )
-        route = Route("/{version}/models/{target}", self._handle, methods=["POST"])
-        super().__init__(Starlette(routes=[route]))
-
-    @property
-    def calls(self) -> int:
-        """How many model calls were answered (or refused)."""
-        return self._cursor.calls
+        self.api_key = api_key
 
     def model(self, name: str = "gemini-2.5-flash", **kwargs: Any) -> Gemini:
         """ADK's real ``Gemini`` model pointed at this server.
@@ -141,26 +128,6 @@ class LoopbackGemini(LoopbackServer):
             options = _with_base_url(given["http_options"], self.url)
             kwargs["client_kwargs"] = {**given, "http_options": options}
         return Gemini(model=name, base_url=self.url, **kwargs)
-
-    def assert_consumed(self) -> None:
-        """Check that every turn was requested and no request failed its turn.
-
-        Raises:
-            AssertionError: listing unrequested turns, failed expectations and calls
-                beyond a strict script.
-        """
-        self._cursor.turns = self.script
-        unconsumed = self._cursor.unconsumed()
-        first = len(self.script) - len(unconsumed)
-        problems = list(self._failures) + [
-            f"turn {first + i} was never requested: {t.describe()}"
-            for i, t in enumerate(unconsumed)
-        ]
-        if problems:
-            raise AssertionError(
-                f"LoopbackGemini after {self.calls} call(s) of {len(self.script)} scripted:\n  "
-                + "\n  ".join(problems)
-            )
 
     def _authorised(self, request: Request) -> Response | None:
         key = request.headers.get("x-goog-api-key") or request.query_params.get("key")

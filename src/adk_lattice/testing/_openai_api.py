@@ -10,8 +10,8 @@ import os
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ._script import Script, ScriptedResponse, ScriptExhaustedError
-from ._server import LoopbackRequest, LoopbackServer, safe_headers
+from ._script import ScriptedResponse, ScriptExhaustedError
+from ._server import LoopbackRequest, ScriptedServer, safe_headers
 
 if TYPE_CHECKING:
     from google.adk.models.lite_llm import LiteLlm
@@ -74,7 +74,7 @@ def _tool_calls(turn: ScriptedResponse) -> list[dict[str, Any]]:
     ]
 
 
-class LoopbackOpenAI(LoopbackServer):
+class LoopbackOpenAI(ScriptedServer):
     """A scripted OpenAI-compatible ``/v1/chat/completions`` API, streaming and tool calls.
 
     The second provider path: ADK's ``LiteLlm`` model (needs the ``litellm`` extra) and
@@ -100,28 +100,15 @@ class LoopbackOpenAI(LoopbackServer):
         loop: bool = False,
         per_conversation: bool = False,
     ) -> None:
-        from starlette.applications import Starlette
-        from starlette.routing import Route
-
-        self.script = list(script)
-        self.requests: list[LoopbackRequest] = []
-        self.cancelled_streams = 0
-        self._failures: list[str] = []
-        self._cursor = Script(
-            self.script,
+        super().__init__(
+            script,
+            "/v1/chat/completions",
+            self._handle,
+            strict=strict,
             loop=loop,
             per_conversation=per_conversation,
-            strict=strict,
-            owner="LoopbackOpenAI",
             warn=logger.warning,
         )
-        route = Route("/v1/chat/completions", self._handle, methods=["POST"])
-        super().__init__(Starlette(routes=[route]))
-
-    @property
-    def calls(self) -> int:
-        """How many completions were answered (or refused)."""
-        return self._cursor.calls
 
     def model(self, name: str = "openai/gpt-4o-mini", **kwargs: Any) -> LiteLlm:
         """ADK's ``LiteLlm`` pointed at this server (the OpenAI client's retries off).
@@ -141,22 +128,6 @@ class LoopbackOpenAI(LoopbackServer):
 
         kwargs.setdefault("max_retries", 0)
         return LiteLlm(model=name, api_base=f"{self.url}/v1", api_key="loopback-key", **kwargs)
-
-    def assert_consumed(self) -> None:
-        """Check that every turn was requested and no request failed its turn.
-
-        Raises:
-            AssertionError: listing unrequested turns and calls beyond a strict script.
-        """
-        self._cursor.turns = self.script
-        unconsumed = self._cursor.unconsumed()
-        first = len(self.script) - len(unconsumed)
-        problems = list(self._failures) + [
-            f"turn {first + i} was never requested: {t.describe()}"
-            for i, t in enumerate(unconsumed)
-        ]
-        if problems:
-            raise AssertionError("LoopbackOpenAI:\n  " + "\n  ".join(problems))
 
     async def _handle(self, request: Request) -> Response:
         from starlette.responses import JSONResponse, StreamingResponse

@@ -5,9 +5,13 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
+
+if TYPE_CHECKING:
+    from ._script import ScriptedResponse
 
 #: Seconds to wait for the server to accept connections, and for it to stop.
 _START_TIMEOUT = 10.0
@@ -119,3 +123,73 @@ class LoopbackServer:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+class ScriptedServer(LoopbackServer):
+    """A loopback model API that answers one POST route from :class:`ScriptedResponse` turns.
+
+    Holds what both scripted APIs share: the script and its cursor, the requests received,
+    streams the client cancelled, failed expectations, and :meth:`assert_consumed`.
+
+    Args:
+        script: the turns, in order.
+        route: the POST route's path (Starlette syntax).
+        handler: the route's handler.
+        strict, loop, per_conversation: how the script is walked (see ``Script``).
+        warn: where a non-strict script's exhaustion is reported.
+    """
+
+    def __init__(
+        self,
+        script: Sequence[ScriptedResponse],
+        route: str,
+        handler: Callable[[Any], Awaitable[Any]],
+        *,
+        strict: bool,
+        loop: bool,
+        per_conversation: bool,
+        warn: Callable[..., None],
+    ) -> None:
+        from starlette.applications import Starlette
+        from starlette.routing import Route
+
+        from ._script import Script
+
+        self.script = list(script)
+        self.requests: list[LoopbackRequest] = []
+        self.cancelled_streams = 0
+        self._failures: list[str] = []
+        self._cursor = Script(
+            self.script,
+            loop=loop,
+            per_conversation=per_conversation,
+            strict=strict,
+            owner=type(self).__name__,
+            warn=warn,
+        )
+        super().__init__(Starlette(routes=[Route(route, handler, methods=["POST"])]))
+
+    @property
+    def calls(self) -> int:
+        """How many model calls were answered (or refused)."""
+        return self._cursor.calls
+
+    def assert_consumed(self) -> None:
+        """Check that every turn was requested and no request failed its turn.
+
+        Raises:
+            AssertionError: listing unrequested turns, failed expectations and calls
+                beyond a strict script.
+        """
+        self._cursor.turns = self.script
+        unconsumed = self._cursor.unconsumed()
+        first = len(self.script) - len(unconsumed)
+        problems = list(self._failures) + [
+            f"turn {first + i} was never requested: {t.describe()}"
+            for i, t in enumerate(unconsumed)
+        ]
+        if problems:
+            raise AssertionError(
+                f"{type(self).__name__} after {self.calls} call(s) of {len(self.script)} "
+                f"scripted:\n  " + "\n  ".join(problems)
+            )
