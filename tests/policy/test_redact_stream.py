@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
@@ -262,3 +264,19 @@ async def test_a_blocked_answer_keeps_no_thought_and_no_call(ctx: Any) -> None:
     assert [(p.text, p.thought, p.function_call) for p in response.content.parts or []] == [
         (redactor.block_message, None, None)
     ]
+
+
+async def test_text_media_in_a_model_answer_is_scrubbed(ctx: Any) -> None:
+    """A text file in a model's answer is redacted like its text."""
+    blob = types.Part.from_bytes(data=b"email,jane.doe@example.com", mime_type="text/csv")
+    response = LlmResponse(content=types.Content(role="model", parts=[blob]))
+    RedactPII().after_model(callback_context=await ctx(), llm_response=response)
+    assert response.content is not None and response.content.parts
+    assert response.content.parts[0].inline_data.data == b"email,[REDACTED:EMAIL]"
+
+
+def test_the_default_hash_key_is_empty() -> None:
+    """Without salt=, hash is HMAC-SHA256 under an empty key: stable across processes."""
+    digest = hmac.new(b"", b"jane.doe@example.com", hashlib.sha256).hexdigest()[:12]
+    out, _ = RedactPII(strategy="hash").scrub("mail jane.doe@example.com")
+    assert out == f"mail [EMAIL:{digest}]"
