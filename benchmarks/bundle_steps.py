@@ -8,7 +8,9 @@ observers (records, outcomes, the chain loop). It also counts garbage collection
 (``gc.callbacks``), in both set-ups: how many objects a turn leaves for the collector is
 what sets them off. Each figure is the median over the batches.
 
-Usage: ``.venv/bin/python benchmarks/bundle_steps.py`` (``STEPS_BATCHES``, ``STEPS_TURNS``).
+Usage: ``.venv/bin/python benchmarks/bundle_steps.py`` (``STEPS_BATCHES``, ``STEPS_TURNS``;
+``STEPS_METRICS=1`` also sets a global SDK meter provider with an in-memory reader, so
+``Telemetry`` records its metrics, which the benchmark bundle otherwise sends nowhere).
 """
 
 from __future__ import annotations
@@ -95,6 +97,12 @@ def _instrument(setup: scenarios._Setup, parts: collections.Counter[str]) -> Non
 async def main() -> None:
     """Print the median microseconds per turn of each part, largest first."""
     logging.disable(logging.WARNING)
+    if os.environ.get("STEPS_METRICS"):
+        from opentelemetry import metrics
+        from opentelemetry.sdk.metrics import MeterProvider
+        from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+
+        metrics.set_meter_provider(MeterProvider(metric_readers=[InMemoryMetricReader()]))
     tmp = tempfile.mkdtemp(prefix="bench-")
     setups = {name: scenarios._Setup(name, "tool", tmp) for name in ("bare", "bundle")}
     parts: collections.Counter[str] = collections.Counter()
