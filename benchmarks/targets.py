@@ -51,7 +51,8 @@ def targets(results: list[dict[str, Any]]) -> str:
             (
                 "realistic bundle (with ToolGuard) adds at most 5% to a bare turn",
                 f"{turns[0]}x text-only, {turns[1]}x tool turn (CPU time: {cpu[0]}x, {cpu[1]}x)",
-                max(turns) <= 1.05,
+                # Met only when both measures say so: a loaded machine disturbs either.
+                max(turns + [c for c in cpu if c is not None]) <= 1.05,
             )
         )
     if "throughput" in got:
@@ -61,7 +62,7 @@ def targets(results: list[dict[str, Any]]) -> str:
             (
                 "200 concurrent sessions with the bundle: at least 0.95x bare turns per second",
                 f"{ratio}x (per CPU second: {bundle.get('cpu_ratio')}x)",
-                ratio >= 0.95,
+                min(ratio, bundle.get("cpu_ratio", ratio)) >= 0.95,
             )
         )
     if "stream" in got:
