@@ -225,6 +225,7 @@ def test_overlapping_values_are_redacted_as_one_span_covering_both() -> None:
     ("pattern", "text", "out"),
     [
         (r"\d*", "a 12 b", "a [REDACTED:X] b"),
+        (r"\d*", "a1 b2", "a[REDACTED:X] b[REDACTED:X]"),
         (r"(?:ORD-\d+)?", "see ORD-12 ok", "see [REDACTED:X] ok"),
         (r"(?P<v>\d*)x", "x 12x", "x [REDACTED:X]x"),
     ],
