@@ -104,7 +104,7 @@ def clean(text: str) -> str:
     return text if _CLEAN_CHARS.isdisjoint(text) else text.translate(_CLEAN)
 
 
-def fold(text: str, *, leet: bool = True, spelled: bool = True) -> str:
+def fold(text: str, *, leet: bool = True, spelled: bool = True, cleaned: str | None = None) -> str:
     """The de-obfuscated, lower-case view of ``text`` that patterns are also run on.
 
     Args:
@@ -112,13 +112,14 @@ def fold(text: str, *, leet: bool = True, spelled: bool = True) -> str:
         leet: look for in-word digits to read as letters; False only when a caller knows
             the text holds none (the step then changes nothing, and costs no pass).
         spelled: look for letters spelled out one by one; False likewise.
+        cleaned: :func:`clean` of ``text``, when the caller has it (not computed twice).
 
     Returns:
         :func:`clean` of the text, lower-cased, with comments, tags and emphasis marks
         removed, underscores as spaces, in-word digits as letters and spelled-out letters
         joined, runs of spaces collapsed.
     """
-    text = clean(text).lower()
+    text = (clean(text) if cleaned is None else cleaned).lower()
     if _TAG_RUN is None:
         return _fold_with_re(text)
     # On the UTF-8 bytes: one linear RE2 pass per step finds the few places to rewrite,

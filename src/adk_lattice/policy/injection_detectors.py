@@ -141,14 +141,14 @@ class RulesDetector:
     def _scan(self, text: str, source: str, depth: int) -> Finding | None:
         # Tool output has no business addressing the assistant: weak signals count double.
         boost = 2.0 if source.startswith("tool:") else 1.0
-        plain = clean(text)
+        plain = cleaned = clean(text)
         if "  " in plain or "\t" in plain:
             plain = _SPACES.sub(" ", plain)
         hits = self._hits(plain)
         found = self._match(hits, source, boost)
         needs = self._needs(hits, plain)
         if found is None:
-            folded = fold(text, leet="leet" in needs, spelled="spelled" in needs)
+            folded = fold(text, leet="leet" in needs, spelled="spelled" in needs, cleaned=cleaned)
             # The rules ignore case: a fold that only lower-cased finds nothing new, bar the
             # squashed phrase, which only ever looks at the folded view.
             if folded != plain.lower():

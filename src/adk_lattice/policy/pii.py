@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import ipaddress
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from ._checks import iban_ok, ip_ok, luhn
 from ._engine import ENGINE, PatternSet, finditer_spans, re2_bytes
 from ._fold import SHIFTS, fold
 
@@ -62,40 +62,6 @@ class Detector:
                     end += 1
                 pos = max(pos, end)
             yield start, end, self.kind
-
-
-def luhn(candidate: str) -> bool:
-    """Whether the digits of ``candidate`` pass the Luhn checksum (payment cards)."""
-    digits = [int(c) for c in candidate if c.isdigit()]
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def iban_ok(candidate: str) -> bool:
-    """Whether ``candidate`` passes the IBAN mod-97 check."""
-    s = candidate.replace(" ", "").upper()
-    if not 15 <= len(s) <= 34:
-        return False
-    moved = s[4:] + s[:4]
-    try:
-        return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
-    except ValueError:
-        return False
-
-
-def ip_ok(candidate: str) -> bool:
-    """Whether ``candidate`` is a real IPv4 or IPv6 address."""
-    try:
-        ipaddress.ip_address(candidate)
-    except ValueError:
-        return False
-    return True
 
 
 def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
