@@ -88,3 +88,18 @@ def test_line_breaks_fold_in_place() -> None:
     view = fold("card\n4111\t1111")
     assert view is not None and view.text == "card 4111 1111"
     assert view.original(5, 14) == (5, 14)
+
+
+@given(st.text(alphabet="ab1 _*`~\n\t.x", max_size=40))
+def test_dropping_mark_runs_equals_the_place_by_place_fold(text: str) -> None:
+    """Markdown marks dropped run by run give the view and spans of the full fold."""
+    from adk_lattice.policy import _fold
+
+    got, expected = fold(text), _fold._fold_places(text, " ")
+    assert (got is None) == (expected is None)
+    if got is None or expected is None:
+        return
+    assert got.text == expected.text
+    for start in range(len(got.text)):
+        for end in (start + 1, len(got.text)):
+            assert got.original(start, end) == expected.original(start, end)

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from ._engine import re2_bytes, to_re2
+from ._engine import finditer_spans, re2_bytes, to_re2
 
 _PRINTABLE_ASCII: Final = frozenset(range(0x21, 0x7F))
 #: The non-ASCII spaces (a no-break space may sit inside a value).
@@ -162,7 +162,41 @@ def fold(text: str, *, spaces: str = " ", shifts: bool | None = None) -> Folded 
     same = _in_place(text, shifts)
     if same is not None:  # most text: one RE2 pass, offsets unchanged
         return Folded(same, (0,), ((0, len(text), True),)) if same != text else None
+    if _MOVES is not None and text.isascii() and _MOVES.search(text.encode("ascii")) is None:
+        return _drop_marks(text)  # markdown marks the only places that move offsets
     return _fold_places(text, spaces)
+
+
+#: The places of ``_SPECIAL`` that move offsets, bar runs of ``* ` ~`` (ASCII text).
+_MOVES: Final = re2_bytes(
+    r"[(\[{<][ \t]{0,3}(?i:at|dot)[ \t]{0,3}[)\]}>]|%[0-9A-Fa-f]{2}|[ \t-\r\x1c-\x1f]{2,}"
+    r"|(?:\A|[^A-Za-z0-9])_|_(?:[^A-Za-z0-9]|\z)",
+    latin1=True,
+)
+_MARKS: Final = re2_bytes(r"[*`~]+", latin1=True)
+
+
+def _drop_marks(text: str) -> Folded | None:
+    """:func:`fold` of ASCII text whose only places that move offsets are runs of marks:
+    the runs found by RE2, one segment between each two, the rest C loops."""
+    raw = text.encode("ascii")
+    starts: list[int] = []
+    segments: list[tuple[int, int, bool]] = []
+    pos = out = 0
+    for start, end in finditer_spans(_MARKS, raw):
+        if start > pos:
+            starts.append(out)
+            segments.append((pos, start, True))
+            out += start - pos
+        pos = end
+    if pos < len(text):
+        starts.append(out)
+        segments.append((pos, len(text), True))
+    folded = raw.translate(None, b"*`~").decode("ascii")
+    for c in _LINE_BREAKS:
+        if c in folded:
+            folded = folded.replace(c, " ")
+    return None if folded == text else Folded(folded, tuple(starts), tuple(segments))
 
 
 def _fold_places(text: str, spaces: str) -> Folded | None:

@@ -62,6 +62,9 @@ _SEVEN_DIGITS: Final = PatternSet(
 _CHAIN: Final = re2_bytes(to_re2(r"(?:\+|\(\+?)?\d(?:[ .\-/()\u00a0]{0,3}\d){6,}"))
 
 
+_DATE: Final = re.compile(rb"\d{1,4}([./-])\d{1,2}\1\d{2,4}")
+
+
 def _windows(text: str) -> Iterator[tuple[int, int]]:
     """``(pos, endpos)`` for ``_CANDIDATE`` around each chain (a character past its end, so
     the look-ahead sees what follows), or the whole text without RE2."""
@@ -74,7 +77,10 @@ def _windows(text: str) -> Iterator[tuple[int, int]]:
     done = chars = 0
     for start, end in finditer_spans(_CHAIN, raw):
         if ascii_:
-            yield start, min(len(text), end + 1)
+            # A chain that is a date holds one candidate, itself, which is not a number
+            # (every part of it has fewer than seven digits): the pattern need not read it.
+            if _DATE.fullmatch(raw, start, end) is None:
+                yield start, min(len(text), end + 1)
             continue
         chars += len(raw[done:start].decode("utf-8", "surrogatepass"))
         width = len(raw[start:end].decode("utf-8", "surrogatepass"))

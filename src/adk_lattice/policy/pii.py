@@ -13,7 +13,8 @@ from ._checks import iban_ok, ip_ok, luhn
 from ._engine import ENGINE, PatternSet, finditer_spans, re2_bytes
 from ._fold import SHIFTS, fold
 
-_TOKEN: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=")
+#: The rest of a token a key extends to (matches the empty string: never None).
+_TOKEN_RUN: Final = re.compile(r"[A-Za-z0-9_\-+/=]*")
 
 #: A custom detector callable: text in, ``(start, end)`` spans out (or ``(start, end,
 #: kind)``, for an engine that finds several kinds).
@@ -58,8 +59,7 @@ class Detector:
             if start < 0 or (self.valid is not None and not self.valid(m.group(group))):
                 continue
             if self.whole_token:  # resume after the token: each character is read once
-                while end < len(text) and text[end] in _TOKEN:
-                    end += 1
+                end = _TOKEN_RUN.match(text, end).end()  # type: ignore[union-attr]
                 pos = max(pos, end)
             yield start, end, self.kind
 
