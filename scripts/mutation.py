@@ -17,12 +17,21 @@ Usage::
     python scripts/mutation.py _records cache._keys
     python scripts/mutation.py --retest _records # the survivors again, after new tests
     python scripts/mutation.py --report-only    # the report from the results so far
+    python scripts/mutation.py --sample 60      # at most 60 mutants a module, the same each run
+    python scripts/mutation.py --changed main   # only the modules changed since main
+
+A sampled pass picks each module's mutants by a hash of their names, so the same sample is
+run again after new tests (and a larger ``--sample`` adds to it). Its report gives, beside
+the score over the mutants checked, the Wilson 95% lower bound on the module's score.
 """
 
 from __future__ import annotations
 
 import argparse
+import fnmatch
+import hashlib
 import json
+import math
 import subprocess
 import sys
 import tomllib
@@ -36,23 +45,24 @@ PACKAGE = "adk_lattice"
 #: mutmut's own command (``python -m mutmut`` would import the package twice).
 MUTMUT = str(Path(sys.executable).parent / "mutmut")
 
-#: The modules measured, in the order a pass runs them (dotted, under the package).
-MODULES = (
-    "_records",
-    "_dispatch",
-    "_chain",
-    "_handlers",
-    "policy.arguments",
-    "policy.tool_guard",
-    "policy.approval",
-    "policy.redact",
-    "cache._keys",
-    "cache._response",
-    "cache._tool",
-    "stores._base",
-    "stores._memory",
-    "stores._sqlite",
-)
+
+def _measured() -> tuple[str, ...]:
+    """The modules measured, dotted under the package: the files ``[tool.mutmut]`` mutates
+    (``only_mutate`` less ``do_not_mutate``), package ``__init__`` files left out."""
+    cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    files = {p for pat in cfg["only_mutate"] for p in ROOT.glob(pat) if p.suffix == ".py"}
+    skip = cfg.get("do_not_mutate", [])
+    names = []
+    for path in sorted(files):
+        rel = path.relative_to(ROOT).as_posix()
+        if path.name == "__init__.py" or any(fnmatch.fnmatch(rel, pat) for pat in skip):
+            continue
+        names.append(rel.removeprefix(f"src/{PACKAGE}/").removesuffix(".py").replace("/", "."))
+    return tuple(names)
+
+
+#: The modules measured, in the order a pass runs them.
+MODULES = _measured()
 
 #: mutmut's exit codes, grouped as the report counts them.
 STATUS = {1: "killed", 3: "killed", 0: "survived", 36: "timeout", 24: "timeout", -24: "timeout"}
@@ -70,11 +80,54 @@ class Module:
 
     @property
     def score(self) -> float | None:
-        """Killed and timed-out mutants over every mutant checked, equivalents left out."""
-        checked = sum(n for s, n in self.counts.items() if s not in ("not checked", "no tests"))
+        """Killed and timed-out mutants over every mutant checked, equivalents left out; a
+        mutant no test reaches counts as a survivor."""
+        checked = self.checked
         if not checked:
             return None
         return (self.counts["killed"] + self.counts["timeout"]) / checked
+
+    @property
+    def checked(self) -> int:
+        """Mutants with a result, equivalents left out."""
+        return sum(n for s, n in self.counts.items() if s != "not checked")
+
+    @property
+    def low(self) -> float | None:
+        """The Wilson 95% lower bound on the score: what a sample says at worst."""
+        n = self.checked
+        if not n or self.score is None:
+            return None
+        return wilson_low(self.score, n)
+
+
+def wilson_low(p: float, n: int, z: float = 1.96) -> float:
+    """The lower end of the Wilson score interval for a proportion ``p`` seen in ``n`` trials."""
+    centre = p + z * z / (2 * n)
+    spread = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    return max(0.0, (centre - spread) / (1 + z * z / n))
+
+
+def sample(names: list[str], size: int | None) -> list[str]:
+    """At most ``size`` of ``names``, chosen by a hash of each name: the same on every run,
+    and a larger size keeps the smaller one's picks."""
+    if size is None or len(names) <= size:
+        return sorted(names)
+    ranked = sorted(names, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
+    return sorted(ranked[:size])
+
+
+def changed_modules(base: str, modules: tuple[str, ...]) -> tuple[str, ...]:
+    """The measured modules whose source changed since the git revision ``base``."""
+    out = subprocess.run(
+        ["git", "diff", "--name-only", base, "--", f"src/{PACKAGE}"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    paths = {p.removeprefix(f"src/{PACKAGE}/").removesuffix(".py").replace("/", ".") for p in out}
+    return tuple(m for m in modules if m in paths)
 
 
 def _meta(module: str) -> Path:
@@ -102,18 +155,32 @@ def _codes(module: str) -> dict[str, int | None] | None:
     return codes
 
 
-def targets(module: str, *, retest: bool) -> list[str]:
-    """The mutants of a module to run: all of them the first time, then only those without
-    a result (an interrupted pass, or code that changed), plus the survivors with ``retest``.
+def _generate(module: str) -> None:
+    """Have mutmut write a module's mutants (and trace the tests) without running any."""
+    subprocess.run(
+        [MUTMUT, "run", f"{PACKAGE}.{module}.__none__"],
+        cwd=ROOT,
+        capture_output=True,
+        check=False,
+    )
+
+
+def targets(module: str, *, retest: bool, size: int | None = None) -> list[str]:
+    """The mutants of a module to run: all of them (or the sample of ``size``) the first
+    time, then only those without a result (an interrupted pass, or code that changed),
+    plus the survivors with ``retest``.
 
     mutmut re-runs every mutant named on its command line, and with no name it runs every
     module, so the names are chosen here.
     """
     codes = _codes(module)
+    if codes is None and size is not None:
+        _generate(module)
+        codes = _codes(module)
     if codes is None:
         return [f"{PACKAGE}.{module}.*"]
     wanted = {None, 0} if retest else {None}
-    return sorted(name for name, code in codes.items() if code in wanted)
+    return [name for name in sample(list(codes), size) if codes[name] in wanted]
 
 
 def collect(module: str, equivalent: dict[str, dict[str, str]]) -> Module:
@@ -122,13 +189,14 @@ def collect(module: str, equivalent: dict[str, dict[str, str]]) -> Module:
     codes = _codes(module) or {}
     for mutant, code in sorted(codes.items()):
         status = STATUS.get(code, "suspicious")
-        if status == "survived":
+        if status in ("survived", "no tests"):
             diff = _diff(mutant)
             known = equivalent.get(mutant)
             if known is not None and known.get("diff", "").strip() == diff.strip():
                 result.equivalent.append((mutant, known["reason"]))
                 continue
-            result.survivors.append((mutant, diff))
+            note = " (no test reaches it)" if status == "no tests" else ""
+            result.survivors.append((mutant + note, diff))
         result.counts[status] += 1
     return result
 
@@ -139,17 +207,21 @@ def report(results: list[Module]) -> str:
     lines = [
         f"# Mutation report ({when})",
         "",
-        "| module | mutants | killed | survived | timeout | equivalent | other | score |",
-        "|---|---|---|---|---|---|---|---|",
+        "| module | mutants | checked | killed | survived | timeout | equivalent | other "
+        "| score | 95% low |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in results:
         c = m.counts
         other = sum(n for s, n in c.items() if s not in ("killed", "survived", "timeout"))
+        other -= c["not checked"]
         total = sum(c.values()) + len(m.equivalent)
         score = "-" if m.score is None else f"{m.score:.1%}"
+        low = "-" if m.low is None else f"{m.low:.1%}"
         lines.append(
-            f"| {m.name} | {total} | {c['killed']} | {c['survived']} | {c['timeout']} "
-            f"| {len(m.equivalent)} | {other} | {score} |"
+            f"| {m.name} | {total} | {m.checked + len(m.equivalent)} | {c['killed']} "
+            f"| {c['survived']} | {c['timeout']} | {len(m.equivalent)} | {other} | {score} "
+            f"| {low} |"
         )
     for m in results:
         if not m.survivors:
@@ -167,14 +239,18 @@ def main() -> int:
     parser.add_argument("--report-only", action="store_true", help="only write the report")
     parser.add_argument("--retest", action="store_true", help="run the survivors again too")
     parser.add_argument("--max-children", type=int, default=2, help="mutants run at once")
+    parser.add_argument("--sample", type=int, help="at most this many mutants a module")
+    parser.add_argument("--changed", metavar="REV", help="only modules changed since REV")
     parser.add_argument("--output", default="mutation-report.md", help="the report's path")
     args = parser.parse_args()
     modules = tuple(args.modules) or MODULES
+    if args.changed:
+        modules = changed_modules(args.changed, modules)
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     equivalent = config["tool"]["adk_lattice"]["mutation"]["equivalent"]
     if not args.report_only:
         for module in modules:
-            names = targets(module, retest=args.retest)
+            names = targets(module, retest=args.retest, size=args.sample)
             print(f"mutation: {module}: {len(names)} to run", flush=True)
             if names:
                 cmd = [MUTMUT, "run", "--max-children", str(args.max_children)]
