@@ -31,9 +31,11 @@ _B64_BYTES: Final = frozenset(
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
 )
 #: A base64 run (standard or URL alphabet) of 16 characters or more; the run must not touch
-#: another base64 character or ``=`` on either side (checked on each candidate). Both are
-#: matched on the text's UTF-8 bytes (ASCII classes only).
-_B64: Final = byte_spans(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+#: another base64 character or ``=`` on either side (checked on each candidate). Runs of
+#: letters alone (words, not encodings) are not matched at all, so a text of long words
+#: costs no Python per word; the length is checked per candidate. Both are matched on the
+#: text's UTF-8 bytes (ASCII classes only).
+_B64: Final = byte_spans(r"[A-Za-z]*[0-9+/_-][A-Za-z0-9+/_-]*={0,2}|[A-Za-z]+={1,2}")
 _HEX: Final = byte_spans(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 #: Probes run in the rules' own RE2 pass over the plain view, each a superset of what one
 #: costly step can find there: a step whose probe finds nothing would change nothing, so
@@ -282,12 +284,7 @@ def decoded(text: str, base64_runs: bool = True, hex_runs: bool = True) -> Itera
         hex_runs: look for hex runs (likewise).
     """
     raw = text.encode("utf-8", "surrogatepass")
-    for start, end in _B64(raw) if base64_runs else ():
-        if (start and raw[start - 1] in _B64_BYTES) or (end < len(raw) and raw[end] in _B64_BYTES):
-            continue  # part of a longer run, or followed by a third "="
-        token = raw[start:end]
-        if token.isalpha() or token.isdigit():
-            continue  # plain words and numbers are not encodings
+    for token in _b64_tokens(raw) if base64_runs else ():
         try:
             padded = token + b"=" * (-len(token) % 4)
             data = base64.b64decode(padded, altchars=b"-_", validate=False)
@@ -300,6 +297,18 @@ def decoded(text: str, base64_runs: bool = True, hex_runs: bool = True) -> Itera
             yield from _printable(bytes.fromhex(digits.decode("ascii")))
         except ValueError:
             continue
+
+
+def _b64_tokens(raw: bytes) -> Iterable[bytes]:
+    """The base64 runs of ``raw`` worth decoding (16+ characters, not all letters or all
+    digits, not part of a longer run)."""
+    for start, end in _B64(raw):
+        if (start and raw[start - 1] in _B64_BYTES) or (end < len(raw) and raw[end] in _B64_BYTES):
+            continue  # part of a longer run, or followed by a third "="
+        token = raw[start:end]
+        if len(token.rstrip(b"=")) < 16 or token.isalpha() or token.isdigit():
+            continue  # too short; plain words and numbers are not encodings
+        yield token
 
 
 def _printable(raw: bytes) -> Iterable[str]:
