@@ -131,3 +131,19 @@ def test_an_unknown_region_is_named_with_an_example_of_a_code() -> None:
     message = "unknown phone regions ['XX']; use ISO 3166 codes such as 'DE'"
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         RedactPII(phone_regions=["xx"])
+
+
+@given(st.text(alphabet="0123456789 .-/()+#_aZ\u00a0\u0660\u00e9", max_size=60))
+def test_reading_only_the_digit_chains_finds_every_candidate(text: str) -> None:
+    """The candidates found chain by chain (dates skipped) are those of the whole text."""
+    from adk_lattice.policy._phone import _CANDIDATE, _NOT_A_NUMBER, _windows
+
+    windowed = [
+        m.span()
+        for w in _windows(text)
+        for m in _CANDIDATE.finditer(text, *w)
+        if not _NOT_A_NUMBER.fullmatch(m[0])
+    ]
+    assert windowed == [
+        m.span() for m in _CANDIDATE.finditer(text) if not _NOT_A_NUMBER.fullmatch(m[0])
+    ]

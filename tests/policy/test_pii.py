@@ -250,3 +250,11 @@ def test_a_long_key_is_redacted_to_the_end_of_its_token_and_no_further(extra: st
     """A key longer than its pattern is redacted up to the next space, the next word kept."""
     out, _ = RedactPII().scrub(f"key AKIAIOSFODNN7EXAMPLE{extra} next word")
     assert out == "key [REDACTED:SECRET] next word"
+
+
+@given(st.text(alphabet="Ab9+/_-= .\u00e9\u0430\U0001f600", max_size=60))
+def test_base64_runs_found_by_re2_are_the_pattern_runs(text: str) -> None:
+    """The base64 runs RE2 finds on the bytes are the runs the look-behind pattern finds."""
+    from adk_lattice.policy import pii
+
+    assert list(pii._b64_runs(text)) == [m.span() for m in pii._B64.finditer(text)]
