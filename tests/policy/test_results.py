@@ -223,3 +223,25 @@ async def test_a_result_of_exactly_offload_over_bytes_stays_inline(ctx: Any) -> 
     policy = CapToolResult(max_items=None, offload_over=size - 1)
     out = await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
     assert out["artifact"]["bytes"] == size
+
+
+async def test_two_lists_cut_are_both_listed(ctx: Any) -> None:
+    """With two lists cut, truncations names each with its path."""
+    out = await cap(CapToolResult(max_items=1), {"a": [1, 2], "b": [3, 4, 5]}, ctx)
+    assert out["truncations"] == [
+        {"path": "a", "total_available": 2, "returned": 1},
+        {"path": "b", "total_available": 3, "returned": 1},
+    ]
+
+
+async def test_at_most_fifty_cuts_are_listed(ctx: Any) -> None:
+    """truncations lists the first 50 cuts, however many were made."""
+    out = await cap(CapToolResult(max_chars=1), {f"k{i}": "ab" for i in range(60)}, ctx)
+    assert len(out["truncations"]) == 50
+
+
+async def test_the_size_cap_halves_from_max_items(ctx: Any) -> None:
+    """Over max_bytes, lists are halved starting from max_items (5, then 2), not from more."""
+    result = {"rows": ["x" * 200 for _ in range(40)]}
+    out = await cap(CapToolResult(max_items=5, max_bytes=1_000), result, ctx)
+    assert (out["returned"], len(out["rows"])) == (2, 2)
