@@ -131,3 +131,26 @@ async def test_a_cancelled_run_closed_again_by_close_ends_once() -> None:
         await asyncio.sleep(0)
     assert len(recorder.of("after_run")) == 1
     assert len(recorder.of("after_tool")) == 1
+
+
+async def test_closing_the_lattice_mid_model_call_closes_it_and_its_agent() -> None:
+    """close() during a model call gives observers its after_model and the agent's after_agent,
+    both abandoned, the model's close carrying its callback context and no response."""
+    recorder = Recorder()
+    agent = LlmAgent(name="billing", model=FakeModel([ScriptedResponse.text("Done.", delay=30)]))
+    started = asyncio.Event()
+    mark = on("before_model", name="started")(lambda **_: started.set())
+    lattice = Lattice(handlers=[mark], telemetry=[recorder])
+    task = asyncio.create_task(run_app(agent, lattice))
+    await asyncio.wait_for(started.wait(), 10)
+    await lattice.close()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (opened,) = recorder.of("before_model")
+    (closed,) = recorder.of("after_model")
+    assert (closed.synthesized, closed.reason, closed.agent) == (True, "abandoned", "billing")
+    assert closed.args["callback_context"] is opened.args["callback_context"]
+    assert closed.args["llm_response"] is None
+    (ended,) = [o for o in recorder.of("after_agent") if o.synthesized]
+    assert (ended.reason, ended.agent) == ("abandoned", "billing")
