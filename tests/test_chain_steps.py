@@ -1,0 +1,122 @@
+"""What observers learn of each handler's step, and what a fail-closed denial says, on Runners."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from google.adk.agents import LlmAgent
+
+from adk_lattice import Lattice, on
+from adk_lattice._chain import DENIAL_TEXT
+from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests.support import Recorder, run_app
+
+
+def lookup_charge(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    return {"charge_id": charge_id}
+
+
+def _agent() -> LlmAgent:
+    script = [
+        ScriptedResponse.call("lookup_charge", charge_id="c1"),
+        ScriptedResponse.text("Done."),
+    ]
+    return LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
+
+
+def _tool_responses(turn: Any) -> list[dict[str, Any]]:
+    return [
+        p.function_response.response
+        for e in turn.events
+        if e.content
+        for p in e.content.parts or []
+        if p.function_response
+    ]
+
+
+async def test_an_acting_handlers_step_measures_its_own_time() -> None:
+    """The step of the handler whose value won lasts as long as that handler took."""
+    recorder = Recorder()
+
+    @on("before_tool", name="slow_answer")
+    async def slow_answer(**_: Any) -> dict[str, Any]:
+        await asyncio.sleep(0.05)
+        return {"status": "answered"}
+
+    await run_app(_agent(), Lattice(cache=[slow_answer], telemetry=[recorder]))
+    (outcome,) = recorder.of("before_tool")
+    (step,) = outcome.steps
+    assert (step.handler, step.tier, step.status, step.error) == (
+        "slow_answer",
+        "cache",
+        "act",
+        None,
+    )
+    assert 0.05 <= step.duration <= outcome.duration
+
+
+async def test_a_failing_handlers_step_carries_its_error_and_time() -> None:
+    """A handler that raised shows as an error step with the exception and the time it took."""
+    recorder = Recorder()
+
+    @on("before_tool", name="flaky")
+    async def flaky(**_: Any) -> None:
+        await asyncio.sleep(0.05)
+        raise ConnectionError("backend down")
+
+    await run_app(_agent(), Lattice(handlers=[flaky], telemetry=[recorder]))
+    (outcome,) = recorder.of("before_tool")
+    (step,) = outcome.steps
+    assert (step.handler, step.status) == ("flaky", "error")
+    assert isinstance(step.error, ConnectionError)
+    assert 0.05 <= step.duration <= outcome.duration
+
+
+async def test_a_refused_value_is_a_rejected_step_naming_the_problem() -> None:
+    """A value the return guard refused shows as a rejected step with the guard's complaint."""
+    recorder = Recorder()
+    empty = on("before_tool", name="empty")(lambda **_: {})
+    turn = await run_app(_agent(), Lattice(handlers=[empty], telemetry=[recorder]))
+    assert _tool_responses(turn) == [{"charge_id": "c1"}]
+    (outcome,) = recorder.of("before_tool")
+    (step,) = outcome.steps
+    assert (step.handler, step.status) == ("empty", "rejected")
+    assert step.error == "before_tool returned an empty dict"
+    assert 0.0 <= step.duration <= outcome.duration
+    assert (outcome.acted_by, outcome.denied) == (None, False)
+
+
+async def test_a_failing_policy_denies_the_tool_with_a_legible_reason() -> None:
+    """A policy that cannot run answers the tool call with a denial saying which and why."""
+    broken = on("before_tool", name="limits")(lambda **_: 1 / 0)
+    turn = await run_app(_agent(), Lattice(policy=[broken]))
+    assert _tool_responses(turn) == [
+        {
+            "status": "denied",
+            "reason": "the safety check 'limits' could not run, so this call was not allowed",
+            "code": "handler_error",
+            "policy": "limits",
+        }
+    ]
+
+
+async def test_a_failing_agent_policy_answers_as_the_model() -> None:
+    """A before_agent policy that cannot run answers with the denial text, as the model."""
+    broken = on("before_agent", name="gate")(lambda **_: 1 / 0)
+    turn = await run_app(_agent(), Lattice(policy=[broken]))
+    answers = [e.content for e in turn.events if e.content and e.content.parts]
+    assert [(c.role, c.parts[0].text) for c in answers] == [("model", DENIAL_TEXT)]  # type: ignore[index]
+
+
+async def test_a_failing_model_policy_answers_with_a_marked_denial() -> None:
+    """A before_model policy that cannot run answers as the model, marked with who denied."""
+    broken = on("before_model", name="gate")(lambda **_: 1 / 0)
+    turn = await run_app(_agent(), Lattice(policy=[broken]))
+    (event,) = [e for e in turn.events if e.content and e.content.parts]
+    assert event.content is not None and event.content.role == "model"
+    assert event.content.parts is not None and event.content.parts[0].text == DENIAL_TEXT
+    assert event.custom_metadata == {
+        "adk_lattice": {"denied_by": "gate", "reason": "handler_error"}
+    }
