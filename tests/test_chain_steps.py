@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Any
 
+import pytest
 from google.adk.agents import LlmAgent
 
 from adk_lattice import Lattice, on
@@ -120,3 +122,26 @@ async def test_a_failing_model_policy_answers_with_a_marked_denial() -> None:
     assert event.custom_metadata == {
         "adk_lattice": {"denied_by": "gate", "reason": "handler_error"}
     }
+
+
+async def test_a_failing_handler_is_logged_by_type_and_stack_never_its_message(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A handler that raised is logged with its error type and its stack as Python prints it
+    (each frame indented, nothing trailing), never the error's message."""
+
+    @on("before_tool", name="leaky")
+    def leaky(*, tool_args: dict[str, Any], **_: Any) -> None:
+        raise ValueError(f"charge {tool_args['charge_id']} declined")
+
+    with caplog.at_level(logging.ERROR, logger="adk_lattice"):
+        await run_app(_agent(), Lattice(handlers=[leaky]))
+    (record,) = [r for r in caplog.records if "leaky" in r.getMessage()]
+    message = record.getMessage()
+    head, *frames = message.split("\n")
+    assert head == (
+        "adk_lattice: handlers handler 'leaky' raised in before_tool (ValueError); skipping it"
+    )
+    assert frames and frames[0].startswith('  File "') and frames[-1] == frames[-1].rstrip()
+    assert "raise ValueError(" in frames[-1]
+    assert "charge c1 declined" not in message

@@ -198,3 +198,18 @@ def test_a_plugin_callback_with_the_wrong_arguments_names_the_callback() -> None
     message = str(info.value)
     assert message.startswith("handler 'bad_signature': before_tool_callback(")
     assert "expected before_tool_callback(self, *, tool, tool_args, tool_context)" in message
+
+
+def test_a_hook_method_with_other_keywords_gets_the_expected_signature_only() -> None:
+    """A hook method taking unrelated keywords is refused with the expected signature and no
+    agent-callback hint."""
+
+    class Guard2:
+        def before_model(self, *, request: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError) as info:
+        Lattice(policy=[Guard2()])
+    assert str(info.value).endswith(
+        "expected before_model(self, *, callback_context, llm_request) (or **kwargs)"
+    )
