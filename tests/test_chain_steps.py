@@ -145,3 +145,17 @@ async def test_a_failing_handler_is_logged_by_type_and_stack_never_its_message(
     assert frames and frames[0].startswith('  File "') and frames[-1] == frames[-1].rstrip()
     assert "raise ValueError(" in frames[-1]
     assert "charge c1 declined" not in message
+
+
+async def test_a_handler_that_lets_the_call_through_is_a_pass_step() -> None:
+    """A handler returning None shows as a pass step, and the next handler still decides."""
+    recorder = Recorder()
+    look = on("before_tool", name="look")(lambda **_: None)
+    answer = on("before_tool", name="answer")(lambda **_: {"status": "answered"})
+    await run_app(_agent(), Lattice(handlers=[look, answer], telemetry=[recorder]))
+    (outcome,) = recorder.of("before_tool")
+    assert [(s.handler, s.status, s.error) for s in outcome.steps] == [
+        ("look", "pass", None),
+        ("answer", "act", None),
+    ]
+    assert outcome.steps[0].duration >= 0.0
