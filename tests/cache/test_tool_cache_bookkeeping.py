@@ -110,3 +110,34 @@ def test_a_tool_ttl_that_is_not_positive_is_refused(ttl: float) -> None:
     rule = "TTL for 'lookup_charge' must be positive seconds or None"
     with pytest.raises(ValueError, match=f"^{re.escape(rule)}$"):
         ToolResultCache(MemoryStore(), {"lookup_charge": ttl})
+
+
+def issue_refund(charge_id: str) -> dict[str, Any]:
+    """Refund a charge."""
+    return {"status": "refunded", "charge_id": charge_id}
+
+
+def list_nothing() -> dict[str, Any]:
+    """List what there is: nothing."""
+    return {}
+
+
+async def test_a_tool_the_cache_does_not_hold_never_runs_the_cache() -> None:
+    """A call to a tool that is neither cached nor invalidating has no cache step at all."""
+    cache = ToolResultCache(MemoryStore(), ["lookup_charge"])
+    script = [S.call("issue_refund", charge_id="c1"), S.text("ok")]
+    rig = Rig(script, cache=[cache], tools=[lookup_charge, issue_refund])
+    await rig.ask("Refund?")
+    await rig.close()
+    (before,) = rig.recorder.of("before_tool")
+    assert [s.handler for s in before.steps] == []
+
+
+async def test_an_empty_result_is_not_stored_and_counted_as_empty() -> None:
+    """A tool result with nothing in it is not stored, counted under not_stored.empty."""
+    cache = ToolResultCache(MemoryStore(), ["list_nothing"])
+    rig = Rig([S.call("list_nothing"), S.text("ok")], cache=[cache], tools=[list_nothing])
+    await rig.ask("Anything?")
+    await rig.close()
+    assert (cache.stats["not_stored.empty"], cache.stats["stores"]) == (1, 0)
+    assert _notes(rig, "after_tool") == [("cache_skip", "empty")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import sys
 from collections.abc import AsyncIterator
 
 import pytest
@@ -88,3 +89,52 @@ async def test_a_given_client_is_used_and_left_open(redis_server: RedisServer) -
     await store.close()
     assert await client.get("given:k") == b"v"
     await client.aclose()
+
+
+async def test_a_server_that_never_accepts_costs_one_connect_timeout() -> None:
+    """A Redis whose listen queue is full is a counted miss after connect_timeout."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = int(listener.getsockname()[1])
+    queued = socket.create_connection(("127.0.0.1", port), timeout=1)  # fills the queue
+    try:
+        store = RedisStore(f"redis://127.0.0.1:{port}/0", connect_timeout=0.2)
+        assert await asyncio.wait_for(store.get("k"), 5) is None
+        assert store.stats["errors"] == 1
+        await store.close()
+    finally:
+        queued.close()
+        listener.close()
+
+
+def test_the_default_timeouts_are_half_a_second() -> None:
+    """By default a RedisStore waits half a second to connect and half a second for a reply."""
+    kwargs = RedisStore(namespace="defaults").client.connection_pool.connection_kwargs
+    assert (kwargs["socket_connect_timeout"], kwargs["socket_timeout"]) == (0.5, 0.5)
+
+
+async def test_delete_prefix_removes_keys_in_batches_of_scan_count(
+    redis_server: RedisServer,
+) -> None:
+    """delete_prefix over more keys than one scan step removes and counts them all."""
+    store = RedisStore(redis_server.url, namespace="batches", scan_count=2)
+    for i in range(5):
+        await store.set(f"p:{i}", b"v")
+    await store.set("q:0", b"v")
+    assert await store.delete_prefix("p:") == 5
+    assert [await store.get(f"p:{i}") for i in range(5)] == [None] * 5
+    assert await store.get("q:0") == b"v"
+    await store.close()
+
+
+def test_without_the_redis_package_the_error_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Making a RedisStore without the redis package says which extra to install."""
+    monkeypatch.setitem(sys.modules, "redis.asyncio", None)
+    with pytest.raises(ImportError) as info:
+        RedisStore(namespace="missing")
+    assert str(info.value) == (
+        "RedisStore needs the 'redis' package; install it with: pip install 'adk-lattice[redis]'"
+    )
