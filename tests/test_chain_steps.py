@@ -159,3 +159,13 @@ async def test_a_handler_that_lets_the_call_through_is_a_pass_step() -> None:
         ("answer", "act", None),
     ]
     assert outcome.steps[0].duration >= 0.0
+
+
+async def test_a_value_of_the_wrong_type_is_a_rejected_step_naming_both_types() -> None:
+    """A handler returning a str from before_tool is rejected, naming expected and given types."""
+    recorder = Recorder()
+    wrong = on("before_tool", name="wrong")(lambda **_: "allowed")
+    await run_app(_agent(), Lattice(handlers=[wrong], telemetry=[recorder]))
+    (outcome,) = recorder.of("before_tool")
+    (step,) = outcome.steps
+    assert (step.status, step.error) == ("rejected", "before_tool expects dict or None, got str")
