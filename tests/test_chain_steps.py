@@ -143,6 +143,7 @@ async def test_a_failing_handler_is_logged_by_type_and_stack_never_its_message(
         "adk_lattice: handlers handler 'leaky' raised in before_tool (ValueError); skipping it"
     )
     assert frames and frames[0].startswith('  File "') and frames[-1] == frames[-1].rstrip()
+    assert all(line.startswith(('  File "', "    ")) for line in frames)
     assert "raise ValueError(" in frames[-1]
     assert "charge c1 declined" not in message
 
