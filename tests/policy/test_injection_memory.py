@@ -14,6 +14,7 @@ from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import InjectionGuard
+from adk_lattice.policy import injection_memory as memory
 from adk_lattice.policy.injection_memory import MEMORY_STATE_KEY, PLACEHOLDER
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
@@ -125,3 +126,44 @@ async def test_without_memory_nothing_is_stored() -> None:
     agent = LlmAgent(name="assistant", model=FakeModel([]))
     run = await run_app(agent, [Lattice(policy=[InjectionGuard(remember=False)])], ATTACK)
     assert MEMORY_STATE_KEY not in run.state
+
+
+def test_a_withheld_output_keeps_its_call_id_and_says_why() -> None:
+    """The notice standing in for a poisoned output answers the same call and names the family."""
+    poisoned = types.FunctionResponse(id="call-7", name="fetch_page", response={"text": POISON})
+    notice = memory.withheld(poisoned, "InjectionGuard", "delimiter_smuggling")
+    assert (notice.id, notice.name) == ("call-7", "fetch_page")
+    assert notice.response == {
+        "status": "withheld",
+        "reason": "the tool output contained instructions aimed at the assistant "
+        "(delimiter_smuggling) and was withheld",
+        "policy": "InjectionGuard",
+    }
+
+
+def test_a_remembered_output_is_recognised_whatever_its_key_order() -> None:
+    """An output stored with its keys in another order (a JSON column) is still withheld."""
+    first = types.FunctionResponse(name="fetch_page", response={"a": POISON, "b": "x"})
+    again = types.FunctionResponse(name="fetch_page", response={"b": "x", "a": POISON})
+    contents = [types.Content(role="user", parts=[types.Part(function_response=again)])]
+    assert memory.strip(contents, frozenset({memory.response_digest(first)}), "g") == 1
+
+
+def test_every_string_of_a_structure_is_a_leaf() -> None:
+    """Keys and values, nested in dicts and lists, are the structure's strings, in order."""
+    assert memory.leaves({"a": ["b", {"c": "d"}], "e": 1}) == (["a", "b", "c", "d", "e"], False)
+
+
+def test_a_structure_of_exactly_the_node_cap_is_walked_whole() -> None:
+    """A response with exactly max_nodes nodes is read whole; one more is too big."""
+    assert memory.leaves(["x"] * 9, max_nodes=10) == (["x"] * 9, False)
+    assert memory.leaves(["x"] * 10, max_nodes=10)[1] is True
+
+
+def test_a_plain_string_output_is_a_value() -> None:
+    """A tool output that is one string joins the combined scan as a value."""
+    assert memory.scan_text("Ignore all previous") == (
+        "Ignore all previous",
+        "Ignore all previous",
+        False,
+    )
