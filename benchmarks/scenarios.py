@@ -69,6 +69,9 @@ class _Setup:
         self.runner = Runner(app=app, session_service=self.service)
         self.peer = config == "openinference"
         self.count = 0
+        #: CPU seconds of this process spent in turns (``time.process_time``): on a loaded
+        #: machine, wall time also counts the time other jobs held the cores.
+        self.cpu = 0.0
 
     async def turn(self, user: str = "u1") -> float:
         session = await self.service.create_session(
@@ -78,12 +81,13 @@ class _Setup:
         self.count += 1
         text = f"What is on charge ch_{self.count}?"
         message = types.Content(role="user", parts=[types.Part(text=text)])
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         async for _ in self.runner.run_async(
             user_id=user, session_id=session.id, new_message=message
         ):
             pass
         elapsed = time.perf_counter() - start
+        self.cpu += time.process_time() - cpu
         await self.service.delete_session(app_name="bench", user_id=user, session_id=session.id)
         return elapsed
 
@@ -96,28 +100,38 @@ async def per_turn(kind: str) -> dict[str, Any]:
     setups = {name: _Setup(name, kind, tmp) for name in CONFIGS}
     peer = _Peer()
 
-    async def batch(setup: _Setup, turns: int) -> float:
+    async def batch(setup: _Setup, turns: int) -> tuple[float, float]:
         EXPORTER.clear()
         gc.collect()
+        setup.cpu = 0.0
         with peer.on(setup.peer):
             total = 0.0
             for _ in range(turns):
                 total += await setup.turn()
-        return total / turns
+        return total / turns, setup.cpu / turns
 
     for setup in setups.values():  # warm-up: lazy imports, first-call caches
         await batch(setup, 10)
     samples: dict[str, list[float]] = {name: [] for name in setups}
+    cpu: dict[str, list[float]] = {name: [] for name in setups}
     for _ in range(REPETITIONS):
         for name, setup in setups.items():
-            samples[name].append(await batch(setup, TURNS_PER_BATCH))
+            wall, used = await batch(setup, TURNS_PER_BATCH)
+            samples[name].append(wall)
+            cpu[name].append(used)
     medians = {name: statistics.median(s) for name, s in samples.items()}
-    bare = medians["bare"]
+    cpu_medians = {name: statistics.median(s) for name, s in cpu.items()}
+    bare, bare_cpu = medians["bare"], cpu_medians["bare"]
     return {
         "scenario": f"per_turn_{kind}",
         "unit": "ms per turn",
         "results": {
-            name: {"ms": round(m * 1000, 4), "ratio": round(m / bare, 4)}
+            name: {
+                "ms": round(m * 1000, 4),
+                "ratio": round(m / bare, 4),
+                "cpu_ms": round(cpu_medians[name] * 1000, 4),
+                "cpu_ratio": round(cpu_medians[name] / bare_cpu, 4),
+            }
             for name, m in medians.items()
         },
     }
@@ -278,16 +292,23 @@ async def throughput() -> dict[str, Any]:
     for setup in setups.values():
         await asyncio.gather(*(setup.turn(f"u{i}") for i in range(sessions)))
     samples: dict[str, list[float]] = {name: [] for name in setups}
+    cpu: dict[str, list[float]] = {name: [] for name in setups}
     for _ in range(REPETITIONS):
         for name, setup in setups.items():
-            start = time.perf_counter()
+            start, used = time.perf_counter(), time.process_time()
             await asyncio.gather(*(setup.turn(f"u{i % 50}") for i in range(sessions)))
             samples[name].append(sessions / (time.perf_counter() - start))
+            cpu[name].append(sessions / (time.process_time() - used))
     for name, s in samples.items():
-        results[name] = {"turns_per_s": round(statistics.median(s), 1)}
+        results[name] = {
+            "turns_per_s": round(statistics.median(s), 1),
+            "turns_per_cpu_s": round(statistics.median(cpu[name]), 1),
+        }
     bare = results["bare"]["turns_per_s"]
+    bare_cpu = results["bare"]["turns_per_cpu_s"]
     for r in results.values():
         r["ratio"] = round(r["turns_per_s"] / bare, 4)
+        r["cpu_ratio"] = round(r["turns_per_cpu_s"] / bare_cpu, 4)
     return {"scenario": "throughput", "concurrent_sessions": sessions, "results": results}
 
 

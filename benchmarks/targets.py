@@ -44,21 +44,25 @@ def targets(results: list[dict[str, Any]]) -> str:
     if "scan" in got:
         rows += _scan(got["scan"])
     if all(k in got for k in ("per_turn_text", "per_turn_tool")):
-        turns = [got[k]["results"]["bundle"]["ratio"] for k in ("per_turn_text", "per_turn_tool")]
+        bundle = [got[k]["results"]["bundle"] for k in ("per_turn_text", "per_turn_tool")]
+        turns = [b["ratio"] for b in bundle]
+        cpu = [b.get("cpu_ratio") for b in bundle]
         rows.append(
             (
                 "realistic bundle (with ToolGuard) adds at most 5% to a bare turn",
-                f"{turns[0]}x text-only, {turns[1]}x tool turn",
-                max(turns) <= 1.05,
+                f"{turns[0]}x text-only, {turns[1]}x tool turn (CPU time: {cpu[0]}x, {cpu[1]}x)",
+                # Met only when both measures say so: a loaded machine disturbs either.
+                max(turns + [c for c in cpu if c is not None]) <= 1.05,
             )
         )
     if "throughput" in got:
-        ratio = got["throughput"]["results"]["bundle"]["ratio"]
+        bundle = got["throughput"]["results"]["bundle"]
+        ratio = bundle["ratio"]
         rows.append(
             (
                 "200 concurrent sessions with the bundle: at least 0.95x bare turns per second",
-                f"{ratio}x",
-                ratio >= 0.95,
+                f"{ratio}x (per CPU second: {bundle.get('cpu_ratio')}x)",
+                min(ratio, bundle.get("cpu_ratio", ratio)) >= 0.95,
             )
         )
     if "stream" in got:

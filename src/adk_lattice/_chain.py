@@ -24,6 +24,10 @@ DENIAL_TEXT: Final = (
 )
 
 
+#: ``tuple.__new__``: makes a :class:`Step` from its five fields in one C call.
+_new_step: Final[Any] = tuple.__new__
+
+
 class ReturnGuardError(TypeError):
     """A handler returned a value of the wrong type, or a suspicious empty one (strict mode)."""
 
@@ -174,8 +178,9 @@ async def run_chain(
                 return denial(hook, b.name), b, "handler_error"
             continue
         if value is None:
-            if steps is not None:
-                steps.append(Step(b.name, b.tier, "pass", time.perf_counter() - start))
+            if steps is not None:  # the common case, built without the named tuple's __new__
+                elapsed = time.perf_counter() - start
+                steps.append(_new_step(Step, (b.name, b.tier, "pass", elapsed, None)))
             continue
         elapsed = time.perf_counter() - start
         problem = guard(hook, value)

@@ -61,3 +61,45 @@ def test_the_re2_pass_folds_exactly_as_the_pattern_alone(text: str, spaces: str)
     finally:
         _fold._specials = with_re2  # type: ignore[assignment]
     assert got == expected
+
+
+@given(
+    st.text(
+        alphabet="ab1 _.(at)%4\t\n\r\x0b\x1c\x85*\u00a0\u2009\u200b\u0430\u0301\u017f", max_size=40
+    ),
+    st.sampled_from([" ", ""]),
+)
+def test_the_in_place_view_equals_the_place_by_place_fold(text: str, spaces: str) -> None:
+    """Folding text whose offsets cannot move (line breaks as spaces) gives the full fold."""
+    from adk_lattice.policy import _fold
+
+    got, expected = fold(text, spaces=spaces), _fold._fold_places(text, spaces)
+    assert (got is None) == (expected is None)
+    if got is None or expected is None:
+        return
+    assert got.text == expected.text
+    for start in range(len(got.text)):
+        assert got.original(start, start + 1) == expected.original(start, start + 1)
+        assert got.original(start, len(got.text)) == expected.original(start, len(got.text))
+
+
+def test_line_breaks_fold_in_place() -> None:
+    """Line breaks and tabs become spaces without moving an offset."""
+    view = fold("card\n4111\t1111")
+    assert view is not None and view.text == "card 4111 1111"
+    assert view.original(5, 14) == (5, 14)
+
+
+@given(st.text(alphabet="ab1 _*`~\n\t.x", max_size=40))
+def test_dropping_mark_runs_equals_the_place_by_place_fold(text: str) -> None:
+    """Markdown marks dropped run by run give the view and spans of the full fold."""
+    from adk_lattice.policy import _fold
+
+    got, expected = fold(text), _fold._fold_places(text, " ")
+    assert (got is None) == (expected is None)
+    if got is None or expected is None:
+        return
+    assert got.text == expected.text
+    for start in range(len(got.text)):
+        for end in (start + 1, len(got.text)):
+            assert got.original(start, end) == expected.original(start, end)

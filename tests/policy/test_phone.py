@@ -103,3 +103,19 @@ def test_the_one_pass_gate_never_skips_a_phone_candidate(text: str) -> None:
     from adk_lattice.policy._phone import _CANDIDATE, _SEVEN_DIGITS
 
     assert _SEVEN_DIGITS.found(text) or _CANDIDATE.search(text) is None
+
+
+@given(st.text(alphabet="0123456789 .-/()+#_aZ\u00a0\u0660\u00e9", max_size=60))
+def test_reading_only_the_digit_chains_finds_every_candidate(text: str) -> None:
+    """The candidates found chain by chain (dates skipped) are those of the whole text."""
+    from adk_lattice.policy._phone import _CANDIDATE, _NOT_A_NUMBER, _windows
+
+    windowed = [
+        m.span()
+        for w in _windows(text)
+        for m in _CANDIDATE.finditer(text, *w)
+        if not _NOT_A_NUMBER.fullmatch(m[0])
+    ]
+    assert windowed == [
+        m.span() for m in _CANDIDATE.finditer(text) if not _NOT_A_NUMBER.fullmatch(m[0])
+    ]

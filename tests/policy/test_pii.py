@@ -179,3 +179,11 @@ def test_a_detector_skipped_by_its_gate_would_have_found_nothing(
     gated = [d for ds in BUILTIN.values() for d in ds if id(d) in _GATES]
     kept = runnable(gated, text)
     assert [d.kind for d in gated if d not in kept and list(d.spans(text))] == []
+
+
+@given(st.text(alphabet="Ab9+/_-= .\u00e9\u0430\U0001f600", max_size=60))
+def test_base64_runs_found_by_re2_are_the_pattern_runs(text: str) -> None:
+    """The base64 runs RE2 finds on the bytes are the runs the look-behind pattern finds."""
+    from adk_lattice.policy import pii
+
+    assert list(pii._b64_runs(text)) == [m.span() for m in pii._B64.finditer(text)]

@@ -48,9 +48,14 @@ def canonical_json(value: Any) -> bytes:
     Raises:
         TypeError: when ``value`` holds something JSON cannot represent.
     """
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8", JSON_SAFE)
+    return _CANONICAL.encode(value).encode("utf-8", JSON_SAFE)
+
+
+#: One encoder for every canonical serialisation (``json.dumps`` with these options would
+#: build a new one per call).
+_CANONICAL: Final = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+)
 
 
 def digest(data: bytes, size: int = 64) -> str:
@@ -128,7 +133,7 @@ def request_digest(llm_request: LlmRequest) -> str:
     other. Contents are most of a request, and the serializer in pydantic-core writes them
     about twice as fast as building dicts and sorting them, for the same stable result.
     """
-    h = hashlib.sha256(canonical_json(_header(llm_request)))
+    h = _header_hash(llm_request)
     for content in llm_request.contents:
         h.update(b"\x1e")  # record separator: no content's JSON contains it raw
         try:
@@ -138,6 +143,44 @@ def request_digest(llm_request: LlmRequest) -> str:
             data = canonical_json(dumped)
         h.update(data)
     return h.hexdigest()
+
+
+#: Header hashes by what they were made from (see :func:`_header_hash`), most recent last.
+_HEADERS: dict[tuple[str | None, str | None, str], hashlib._Hash] = {}
+_MAX_HEADERS: Final = 256
+#: A ``null`` in the fast serialisation may stand for NaN or infinity (which the canonical
+#: one refuses) as well as None: such a header is never remembered.
+_NULLS: Final = (":null", "[null", ",null")
+
+
+def _header_hash(llm_request: LlmRequest) -> hashlib._Hash:
+    """A SHA-256 object fed the canonical header, remembered per header contents.
+
+    ADK builds every request's config afresh (and a policy may edit it in place), so the
+    header is remembered by what it holds, not by identity: by the request's model, its
+    previous interaction id and the config as pydantic-core serialises it in one call,
+    transport and billing fields left out. The same serialisation means the same config,
+    so the same canonical header; any change to a setting, a tool or the instruction
+    changes it and the header is built again. A config that cannot be serialised that way
+    (a plain function as a tool) or that holds ``null`` is hashed the long way each time.
+    """
+    config = llm_request.config
+    try:
+        fast = config.model_dump_json(exclude_none=True, exclude=set(_CONFIG_IGNORED))
+    except PydanticSerializationError:
+        return hashlib.sha256(canonical_json(_header(llm_request)))
+    key = (llm_request.model, llm_request.previous_interaction_id, fast)
+    base = _HEADERS.pop(key, None)
+    if base is None:
+        base = hashlib.sha256(canonical_json(_header(llm_request)))
+        if any(null in fast for null in _NULLS):
+            return base
+        if len(_HEADERS) >= _MAX_HEADERS:
+            oldest = next(iter(_HEADERS), None)  # the least recently used
+            if oldest is not None:
+                _HEADERS.pop(oldest, None)
+    _HEADERS[key] = base
+    return base.copy()
 
 
 def check_scope(scope: Scope) -> Scope:
@@ -184,7 +227,24 @@ def scope_digest(scope: Scope, ctx: Context) -> str | None:
         parts = ("custom", got) if isinstance(got, str) else ("custom", *got)
         if not all(isinstance(p, str) for p in parts):
             raise TypeError("a scope callable must return a string, strings or None")
-    return digest(canonical_json(list(parts)), 32)
+    return _scope_of(tuple(parts))
+
+
+#: Scope digests by their parts (app, user...): the same few come back on every call.
+_SCOPES_SEEN: dict[tuple[str, ...], str] = {}
+_MAX_SCOPES: Final = 4096
+
+
+def _scope_of(parts: tuple[str, ...]) -> str:
+    found = _SCOPES_SEEN.get(parts)
+    if found is None:
+        found = digest(canonical_json(list(parts)), 32)
+        if len(_SCOPES_SEEN) >= _MAX_SCOPES:
+            oldest = next(iter(_SCOPES_SEEN), None)
+            if oldest is not None:
+                _SCOPES_SEEN.pop(oldest, None)
+        _SCOPES_SEEN[parts] = found
+    return found
 
 
 def check_store(store: Any) -> Any:

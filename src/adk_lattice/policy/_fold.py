@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
-from ._engine import re2_bytes, to_re2
+from ._engine import finditer_spans, re2_bytes, to_re2
 
 _PRINTABLE_ASCII: Final = frozenset(range(0x21, 0x7F))
 #: The non-ASCII spaces (a no-break space may sit inside a value).
@@ -51,6 +51,37 @@ _SPECIAL_RUN: Final = re2_bytes(
         r"|%[0-9A-Fa-f]{2}|\s{2,}|[\t\n\r\f\v]|[*`~]+|_"
     )
 )
+
+
+#: What makes a fold more than line breaks and tabs read as spaces: any other place of
+#: ``_SPECIAL`` that rewrites (a bracketed ``at``/``dot``, ``%XX``, a run of spaces, a mark, an
+#: ``_`` at a word edge), or a non-ASCII space, format or ``\x85`` character. One RE2 pass
+#: over the UTF-8 bytes; where none occurs, the folded text keeps every offset.
+SHIFTS: Final = (
+    to_re2(
+        r"[(\[{<][ \t]{0,3}(?i:at|dot)[ \t]{0,3}[)\]}>]|%[0-9A-Fa-f]{2}|\s{2,}|[*`~]"
+        r"|(?:\A|[^A-Za-z0-9])_|_(?:[^A-Za-z0-9]|\z)"
+    )
+    + r"|[\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\p{Cf}]"
+)
+_SHIFTS: Final = re2_bytes(SHIFTS)
+_LINE_BREAKS: Final = "\t\n\r\f\v"
+
+
+def _in_place(text: str, shifts: bool | None) -> str | None:
+    """The folded text when folding moves no offset (only ``[\\t\\n\\r\\f\\v]`` become
+    spaces), else None (folding rewrites more, or RE2 is not installed). ``shifts``: whether
+    :data:`SHIFTS` occurs in the text, when the caller has looked (None: look here)."""
+    if _SHIFTS is None or shifts:
+        return None
+    if not text.isascii() and not unicodedata.is_normalized("NFKC", text):
+        return None
+    if shifts is None and _SHIFTS.search(text.encode("utf-8", "surrogatepass")) is not None:
+        return None
+    for c in _LINE_BREAKS:
+        if c in text:
+            text = text.replace(c, " ")
+    return text
 
 
 def _specials(text: str) -> Iterator[re.Match[str]]:
@@ -115,17 +146,61 @@ def _rewrite(m: re.Match[str], spaces: str) -> str:
     return unicodedata.normalize("NFKC", char)
 
 
-def fold(text: str, *, spaces: str = " ") -> Folded | None:
+def fold(text: str, *, spaces: str = " ", shifts: bool | None = None) -> Folded | None:
     """The folded view of ``text``, or None when folding would change nothing.
 
     Args:
         text: any text.
         spaces: what a non-ASCII space becomes (a space, or nothing: a no-break space may
             separate groups of a card number or sit inside an e-mail address).
+        shifts: whether :data:`SHIFTS` occurs in ``text``, when the caller's own RE2 pass
+            looked (None: this function looks).
 
     Returns:
         A :class:`Folded` view, or None.
     """
+    same = _in_place(text, shifts)
+    if same is not None:  # most text: one RE2 pass, offsets unchanged
+        return Folded(same, (0,), ((0, len(text), True),)) if same != text else None
+    if _MOVES is not None and text.isascii() and _MOVES.search(text.encode("ascii")) is None:
+        return _drop_marks(text)  # markdown marks the only places that move offsets
+    return _fold_places(text, spaces)
+
+
+#: The places of ``_SPECIAL`` that move offsets, bar runs of ``* ` ~`` (ASCII text).
+_MOVES: Final = re2_bytes(
+    r"[(\[{<][ \t]{0,3}(?i:at|dot)[ \t]{0,3}[)\]}>]|%[0-9A-Fa-f]{2}|[ \t-\r\x1c-\x1f]{2,}"
+    r"|(?:\A|[^A-Za-z0-9])_|_(?:[^A-Za-z0-9]|\z)",
+    latin1=True,
+)
+_MARKS: Final = re2_bytes(r"[*`~]+", latin1=True)
+
+
+def _drop_marks(text: str) -> Folded | None:
+    """:func:`fold` of ASCII text whose only places that move offsets are runs of marks:
+    the runs found by RE2, one segment between each two, the rest C loops."""
+    raw = text.encode("ascii")
+    starts: list[int] = []
+    segments: list[tuple[int, int, bool]] = []
+    pos = out = 0
+    for start, end in finditer_spans(_MARKS, raw):
+        if start > pos:
+            starts.append(out)
+            segments.append((pos, start, True))
+            out += start - pos
+        pos = end
+    if pos < len(text):
+        starts.append(out)
+        segments.append((pos, len(text), True))
+    folded = raw.translate(None, b"*`~").decode("ascii")
+    for c in _LINE_BREAKS:
+        if c in folded:
+            folded = folded.replace(c, " ")
+    return None if folded == text else Folded(folded, tuple(starts), tuple(segments))
+
+
+def _fold_places(text: str, spaces: str) -> Folded | None:
+    """:func:`fold` place by place (each rewrite its own segment)."""
     pieces: list[str] = []
     starts: list[int] = []
     segments: list[tuple[int, int, bool]] = []

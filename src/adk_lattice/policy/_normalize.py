@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from typing import AnyStr, Final
 
 from ._confusables import FOLD as _LOOKALIKES
-from ._engine import re2_bytes, to_re2
+from ._engine import finditer_spans, re2_bytes, to_re2
 
 #: Zero-width, bidirectional, filler, variation-selector and tag characters: every format
 #: (``Cf``) character of Unicode 15 plus invisible fillers that are letters by category.
@@ -50,10 +50,13 @@ _SPELLED: Final = re.compile(r"(?<![a-z0-9])([a-z])[ .\-](?=[a-z](?![a-z0-9]))")
 #: Tags are matched as UTF-8 (``[^<>\n]{0,80}`` counts characters); the others use only
 #: ASCII classes, so they are matched byte by byte (Latin-1), which gives the same places.
 _TAG_RUN: Final = re2_bytes(to_re2(_TAG.pattern))
-_LEET_W: Final = r"[a-z0-9@$]*(?:[a-z][a-z0-9@$]*[013457@$]|[013457@$][a-z0-9@$]*[a-z])[a-z0-9@$]*"
+#: A word holding a letter and a digit, ``@`` or ``$`` read as one (lower case, no look-around).
+LEET_WORD: Final = (
+    r"[a-z0-9@$]*(?:[a-z][a-z0-9@$]*[013457@$]|[013457@$][a-z0-9@$]*[a-z])[a-z0-9@$]*"
+)
 #: Consecutive words to unleet with what separates them (no digit, ``@`` or ``$`` in it):
 #: a window is translated whole.
-_LEET_RUN: Final = re2_bytes(f"{_LEET_W}(?:[^a-z0-9@$]+{_LEET_W})*", latin1=True)
+_LEET_RUN: Final = re2_bytes(f"{LEET_WORD}(?:[^a-z0-9@$]+{LEET_WORD})*", latin1=True)
 _SPELLED_RUN: Final = re2_bytes(
     r"(?:\A|[^a-z0-9])(?:[a-z][ .\-])+[a-z](?:[^a-z0-9]|\z)", latin1=True
 )
@@ -101,18 +104,22 @@ def clean(text: str) -> str:
     return text if _CLEAN_CHARS.isdisjoint(text) else text.translate(_CLEAN)
 
 
-def fold(text: str) -> str:
+def fold(text: str, *, leet: bool = True, spelled: bool = True, cleaned: str | None = None) -> str:
     """The de-obfuscated, lower-case view of ``text`` that patterns are also run on.
 
     Args:
         text: any text.
+        leet: look for in-word digits to read as letters; False only when a caller knows
+            the text holds none (the step then changes nothing, and costs no pass).
+        spelled: look for letters spelled out one by one; False likewise.
+        cleaned: :func:`clean` of ``text``, when the caller has it (not computed twice).
 
     Returns:
         :func:`clean` of the text, lower-cased, with comments, tags and emphasis marks
         removed, underscores as spaces, in-word digits as letters and spelled-out letters
         joined, runs of spaces collapsed.
     """
-    text = clean(text).lower()
+    text = (clean(text) if cleaned is None else cleaned).lower()
     if _TAG_RUN is None:
         return _fold_with_re(text)
     # On the UTF-8 bytes: one linear RE2 pass per step finds the few places to rewrite,
@@ -120,12 +127,14 @@ def fold(text: str) -> str:
     # per character however many marks an attacker packs in.
     raw = _drop_comments(text.encode("utf-8", "surrogatepass"))
     if b"<" in raw:
-        raw = _cut(raw, (m.span() for m in _TAG_RUN.finditer(raw)))
+        raw = _cut(raw, finditer_spans(_TAG_RUN, raw))
     raw = raw.translate(None, b"*~`").replace(b"_", b" ")
-    raw = _unleet(raw)
-    raw = _join_spelled(raw)
+    if leet:
+        raw = _unleet(raw)
+    if spelled:
+        raw = _join_spelled(raw)
     if b"  " in raw or b"\t" in raw:
-        raw = _cut(raw, (m.span() for m in _SPACE_RUN.finditer(raw)), b" ")
+        raw = _cut(raw, finditer_spans(_SPACE_RUN, raw), b" ")
     return raw.decode("utf-8", "surrogatepass")
 
 
@@ -150,8 +159,7 @@ def _unleet(raw: bytes) -> bytes:
     """Words holding letters and ``0 1 3 4 5 7 @ $`` read with letters instead."""
     out: list[bytes] = []
     done = 0
-    for m in _LEET_RUN.finditer(raw):
-        start, end = m.span()
+    for start, end in finditer_spans(_LEET_RUN, raw):
         out += (raw[done:start], raw[start:end].translate(_LEET_BYTES))
         done = end
     return b"".join((*out, raw[done:])) if out else raw
@@ -161,8 +169,8 @@ def _join_spelled(raw: bytes) -> bytes:
     """Letters spelled out one by one (``i g n o r e``) joined into words."""
     out: list[bytes] = []
     done = pos = 0
-    while (m := _SPELLED_RUN.search(raw, pos)) is not None:
-        start, end = m.span()
+    while (found := next(finditer_spans(_SPELLED_RUN, raw, pos), None)) is not None:
+        start, end = found
         # A window is a run of lone letters, each but the last followed by one separator,
         # with a context byte before (unless at the start) and after (unless at the end).
         # Every letter of the run is lone, so every separator goes. The context byte a

@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
 
-from ._engine import PatternSet
+from ._engine import PatternSet, finditer_spans, re2_bytes, to_re2
 from .pii import PHONE, Detector
 
 _pn: Any
@@ -56,6 +56,38 @@ _SEVEN_DIGITS: Final = PatternSet(
     ignore_case=False,
     multiline=False,
 )
+#: Where ``_CANDIDATE`` can match: maximal chains of 7+ digits, each next digit at most three
+#: separators on. Every candidate lies inside one chain, so the pattern with look-behinds
+#: reads only the chains (found by one RE2 pass over the UTF-8 bytes), not the whole text.
+_CHAIN: Final = re2_bytes(to_re2(r"(?:\+|\(\+?)?\d(?:[ .\-/()\u00a0]{0,3}\d){6,}"))
+
+
+_DATE: Final = re.compile(rb"\d{1,4}([./-])\d{1,2}\1\d{2,4}")
+
+
+def _windows(text: str) -> Iterator[tuple[int, int]]:
+    """``(pos, endpos)`` for ``_CANDIDATE`` around each chain (a character past its end, so
+    the look-ahead sees what follows), or the whole text without RE2."""
+    if _CHAIN is None:
+        if _SEVEN_DIGITS.found(text):
+            yield 0, len(text)
+        return
+    raw = text.encode("utf-8", "surrogatepass")
+    ascii_ = len(raw) == len(text)
+    done = chars = 0
+    for start, end in finditer_spans(_CHAIN, raw):
+        if ascii_:
+            # A chain that is a date holds one candidate, itself, which is not a number
+            # (every part of it has fewer than seven digits): the pattern need not read it.
+            if _DATE.fullmatch(raw, start, end) is None:
+                yield start, min(len(text), end + 1)
+            continue
+        chars += len(raw[done:start].decode("utf-8", "surrogatepass"))
+        width = len(raw[start:end].decode("utf-8", "surrogatepass"))
+        yield chars, min(len(text), chars + width + 1)
+        chars, done = chars + width, end
+
+
 # Look-alikes libphonenumber accepts as numbers: a label right before the digits (an order,
 # invoice, account or version number, a postcode), a dotted date, a decimal number.
 _LABEL: Final = re.compile(
@@ -122,10 +154,10 @@ def _finder(regions: tuple[str, ...]) -> Any:
         return []
 
     def find(text: str) -> Iterator[tuple[int, int]]:
-        if not _SEVEN_DIGITS.found(text):
-            return  # no candidate can start: spare the look-behinds at every offset
         budget = WORK_BUDGET
-        for m in _CANDIDATE.finditer(text):
+        # Only the chains of digits are read by the pattern with look-behinds.
+        candidates = (m for w in _windows(text) for m in _CANDIDATE.finditer(text, *w))
+        for m in candidates:
             if _NOT_A_NUMBER.fullmatch(m[0]) or _LABEL.search(
                 text, max(0, m.start() - 32), m.start()
             ):
@@ -168,4 +200,4 @@ def phone_detector(regions: Sequence[str] | None) -> Detector:
     if regions is None and _pn is None:
         return PHONE
     chosen = check_regions(DEFAULT_REGIONS if regions is None else regions)
-    return Detector("PHONE", finder=_finder(chosen))
+    return Detector("PHONE", finder=_finder(chosen), gate="digits")

@@ -12,7 +12,9 @@ dropped as it arrives, so no secret of any length is ever released in pieces.
 
 from __future__ import annotations
 
+import itertools
 import re
+import string
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final, Literal
@@ -59,13 +61,17 @@ class Stream:
             return ""
         # Fast path: an open token or block that this chunk does not close stays held as a
         # whole, without scanning the buffer again (keeps a long held value linear).
-        if self.open == "run" and not any(c.isspace() for c in text):
+        if (
+            self.open == "run"
+            and not any(c.isspace() for c in text)
+            and not (lean and len(self.pending) < hold and _BREAK.search(self.pending + text))
+        ):  # a short run a break ends is scanned: what precedes the break may be released
             return self._held(self.pending + text, max_hold)
         if self.open == "pem" and "-----END" not in self.pending[-16:] + text:
             return self._held(self.pending + text, max_hold)
         buf = self.pending + text
         spans = scan(buf)
-        cut, why = _cut(buf, spans, 0 if lean else hold)
+        cut, why = _cut(buf, spans, 0 if lean else hold, lean)
         if why == "run" and _run_end(buf, cut) - cut > max_hold:
             return self._overflow(buf, cut, "run", spans, apply)
         if why == "pem" and len(buf) - cut > max_hold:
@@ -155,12 +161,34 @@ def _open_key_block(buf: str) -> int:
 #: character (a no-break or zero-width space, a full-width digit), a secret's name before
 #: ``:`` or ``=``, an opening bracket before ``at`` or ``dot`` (or at the end of the text).
 _MAY_START: Final = re.compile(
-    r"[0-9@%+]|[^\x00-\x7f]|(?:key|secret|token|password|passwd)[\"']?\s*[:=]"
+    r"[0-9@]|%(?=[0-9a-f]|\Z)|\+(?=\d|\Z)|[^\x00-\x7f]"
+    r"|(?:key|secret|token|password|passwd)[\"']?\s*[:=]"
     r"|[(\[{<]\s*(?:(?:at|dot)\b|(?:a|d|do)$|$)",
+    re.IGNORECASE,
+)
+#: What no built-in value holds, even obfuscated: a quote (not after a secret's name, where
+#: it may stand before the ``:`` or ``=``), ``, ; ! ? \\ | & ^``, or a bracketed
+#: group with a letter in it that is not ``(at)`` or ``(dot)`` (``(415)`` may be a phone's).
+#: An open run is held only after the last of these (a secret's value after its name, which
+#: may hold them, is held from the name: see ``_MAY_START``). An opening bracket before a
+#: letter is one too, once what follows cannot be ``at)`` or ``dot)``. Linear time.
+_BREAK: Final = re.compile(
+    r"(?<!key)(?<!secret)(?<!token)(?<!password)(?<!passwd)[\"']|[,;!?\\|&^]"
+    r"|[(\[{<](?!(?:at|dot)[)\]}>])(?=[^()\[\]{}<>\s]{0,64}?[A-Za-z])[^()\[\]{}<>\s]{0,64}[)\]}>]"
+    r"|[(\[{<](?=[A-Za-z])(?!(?:at|dot)(?:[)\]}>\s]|\Z)|(?:a|d|do)\Z)",
     re.IGNORECASE,
 )
 #: Of those, the ones that may follow the plain word a value starts with.
 _JOINS: Final = frozenset("@%([{<")
+#: Tokens that carry a value on (see :func:`_carries`): separators, marks and brackets alone,
+#: and ``at`` / ``dot`` in any bracket.
+_SEPARATORS: Final = frozenset("-./()[]{}<>*_~`:=\"'")
+#: What the word before ``(at)``, ``@``, ``:`` or ``=`` must end with to be joined to a value:
+#: an address's local part, or a secret's name (quoted or not).
+_JOINED: Final = frozenset(string.ascii_letters + string.digits + "._%+-\"'")
+#: A secret's name at the end of a word: ``\\s*`` joins it to its ``:`` or ``=`` across lines.
+_NAME_END: Final = re.compile(r"(?:key|secret|token|password|passwd)[\"']?\Z", re.IGNORECASE)
+_AT_DOT: Final = re.compile(r"[(\[{<]?(?:at|dot)[)\]}>]?", re.IGNORECASE)
 
 
 def _token_start(buf: str, pos: int) -> int:
@@ -169,21 +197,91 @@ def _token_start(buf: str, pos: int) -> int:
     return pos
 
 
-def _lean_cut(buf: str, cut: int, hold: int) -> int:
-    """Where to cut when only built-in values are looked for.
+def _carries(token: str, previous: str) -> bool:
+    """Whether ``token``, after ``previous``, may be part of a value begun before it.
 
-    Before the token holding the first character of the last ``hold`` that may start a
-    value, and the word ahead of it too when that character joins a value to a plain word
-    (``jane (at) example (dot) com``, ``password = ...``); when there is none, before the
-    last whole word (the next chunk may bring the ``(at)``).
+    A value a space can split goes on with a digit group, an IBAN group (up to four upper
+    case letters and digits), separators or marks, ``(at)`` / ``(dot)``, the word after one
+    of those (an address's next label) and the word after ``:`` or ``=`` (a secret's value);
+    ``@ % +`` and non-ASCII characters (a no-break or zero-width space, a full-width digit)
+    carry it too. Any other word ends it.
     """
-    m = _MAY_START.search(buf, max(0, len(buf) - hold), cut)
-    pos = _token_start(buf, m.start() if m is not None else cut)
-    if m is not None and m.group(0)[0] not in _JOINS:
-        return pos
-    while pos > 0 and buf[pos - 1].isspace():
-        pos -= 1
-    return _token_start(buf, pos)
+    if any(c.isdigit() or c in "@%+" or not c.isascii() for c in token):
+        return True
+    if len(token) <= 4 and token.isalnum() and token.isupper():
+        return True
+    if all(c in _SEPARATORS for c in token) or _AT_DOT.fullmatch(token):
+        return True
+    return previous[-1:] in ("@", ":", "=") or _AT_DOT.fullmatch(previous) is not None
+
+
+def _open(buf: str, start: int) -> bool:
+    """Whether a value that may begin at ``start`` may still grow with the next chunk: no
+    word that ends every value (:func:`_carries`) has arrived after its first token."""
+    words = buf[start:].split()
+    if words and not buf[-1].isspace():
+        words.pop()  # still being written: it may grow into anything
+    return all(_carries(token, previous) for previous, token in itertools.pairwise(words))
+
+
+def _lead(buf: str, pos: int) -> int:
+    """``pos``, or where brackets and ``+`` just before it start (``( +1 415 ...``: a phone
+    number's match may begin there)."""
+    end = pos
+    while end > 0 and buf[end - 1].isspace():
+        end -= 1
+    start = end
+    while start > 0 and buf[start - 1] in "([{<+":
+        start -= 1
+    return start if start < end else pos
+
+
+def _lean_cut(buf: str, cut: int, hold: int) -> int:
+    """Where to cut when only built-in values are looked for (see :func:`_lean_start`),
+    moved back over the brackets and ``+`` a phone number's match may begin with."""
+    return _lead(buf, _lean_start(buf, cut, hold))
+
+
+def _lean_start(buf: str, cut: int, hold: int) -> int:
+    """Where the held tail starts.
+
+    Before the token of the first place in the last ``hold`` characters where a value may
+    start (see ``_MAY_START``) and may still be growing (:func:`_open`): one a later word
+    has closed was read whole by the detectors already. The word ahead of it is held too
+    when that place joins a value to a plain word (``jane (at) example (dot) com``). With
+    no such place, the last whole word is held only when the next chunk may join it to a
+    value: when the buffer ends with a space, or with a token that starts with ``@ % (
+    [ { < : =``; and only a word that ends as an address's local part or a secret's name
+    may (a letter, a digit, ``. _ % + -`` or a quote).
+    """
+    found: re.Match[str] | None = None
+    for m in _MAY_START.finditer(buf, max(0, len(buf) - hold)):
+        if m.start() >= cut:  # in the open run: held already (read to the buffer's end)
+            break
+        if _open(buf, _token_start(buf, m.start())):
+            found = m
+            break
+    if found is not None:
+        pos = _token_start(buf, found.start())
+        if found.group(0)[0] not in _JOINS:
+            return pos
+    else:
+        if cut < len(buf) and buf[cut] not in _JOINS and buf[cut] not in ":=":
+            return cut  # the open token cannot join the word before it to a value
+        if cut == len(buf) and not buf[-1:].isspace():
+            return cut  # the buffer ends at a break: a value can only start after it
+        pos = cut
+    end = pos
+    while end > 0 and buf[end - 1].isspace():
+        end -= 1
+    if end == 0 or buf[end - 1] not in _JOINED:
+        return pos  # the word before cannot be an address's local part or a secret's name
+    gap = buf[end:pos]
+    if not _NAME_END.search(buf, 0, end) and (
+        any(c in "\n\r\f\v" for c in gap) or (len(gap) > 3 and not gap.strip(" \t"))
+    ):
+        return pos  # a line break or a fourth space: no ``(at)`` joins across it
+    return _token_start(buf, end)
 
 
 def _outside(cut: int, spans: list[Span]) -> int:
@@ -193,8 +291,11 @@ def _outside(cut: int, spans: list[Span]) -> int:
     return cut
 
 
-def _cut(buf: str, spans: list[Span], hold: int) -> tuple[int, Literal["", "run", "pem"]]:
-    """Where the releasable prefix of ``buf`` ends, and why the rest is held open."""
+def _cut(
+    buf: str, spans: list[Span], hold: int, lean: bool = False
+) -> tuple[int, Literal["", "run", "pem"]]:
+    """Where the releasable prefix of ``buf`` ends, and why the rest is held open. With
+    ``lean`` (built-in detectors only), an open run is held only after its last break."""
     cut = max(0, len(buf) - hold)
     why: Literal["", "run", "pem"] = ""
     # Never inside a run of non-spaces that may still grow: an unfinished value matches
@@ -203,6 +304,10 @@ def _cut(buf: str, spans: list[Span], hold: int) -> tuple[int, Literal["", "run"
         cut -= 1
     if _run_end(buf, cut) == len(buf) and cut < len(buf):
         why = "run"
+        if lean:
+            for m in _BREAK.finditer(buf, cut):
+                cut = m.end()
+            why = "run" if cut < len(buf) else ""
     begin = _open_key_block(buf)
     if begin != -1 and begin <= cut:
         cut, why = begin, "pem"

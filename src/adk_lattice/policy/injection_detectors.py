@@ -19,7 +19,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 from cachetools import LRUCache
 
 from ._engine import ENGINE, PatternSet, byte_spans
-from ._normalize import clean, fold
+from ._normalize import LEET_WORD, clean, fold
 from .injection_rules import RULES, SQUASHED_OVERRIDE, Rule
 
 #: A plain-function detector: ``(text, source) -> truthy verdict or None``, sync or async.
@@ -31,10 +31,26 @@ _B64_BYTES: Final = frozenset(
     b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_-"
 )
 #: A base64 run (standard or URL alphabet) of 16 characters or more; the run must not touch
-#: another base64 character or ``=`` on either side (checked on each candidate). Both are
-#: matched on the text's UTF-8 bytes (ASCII classes only).
-_B64: Final = byte_spans(r"[A-Za-z0-9+/_-]{16,}={0,2}")
+#: another base64 character or ``=`` on either side (checked on each candidate). Runs of
+#: letters alone (words, not encodings) are not matched at all, so a text of long words
+#: costs no Python per word; the length is checked per candidate. Both are matched on the
+#: text's UTF-8 bytes (ASCII classes only).
+_B64: Final = byte_spans(r"[A-Za-z]*[0-9+/_-][A-Za-z0-9+/_-]*={0,2}|[A-Za-z]+={1,2}")
 _HEX: Final = byte_spans(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
+#: Probes run in the rules' own RE2 pass over the plain view, each a superset of what one
+#: costly step can find there: a step whose probe finds nothing would change nothing, so
+#: it is skipped. Valid on ASCII text; ``<*~``` (markup the fold removes, which can join
+#: letters into new words) opens the fold's steps whatever the probes say.
+PROBES: Final = (
+    ("markup", r"[<*~`]"),
+    ("leet", "(?i:" + LEET_WORD + ")"),
+    (
+        "spelled",
+        r"(?i:(?:\A|[^a-z0-9])(?:[a-z013457@$][ .\-_])+[a-z013457@$](?:[^a-z0-9]|\Z))",
+    ),
+    ("base64", r"[A-Za-z0-9+/_-]{16}"),
+    ("hex", r"(?:\\x[0-9a-fA-F]{2}){8}|(?:[0-9a-fA-F]{2}[ :]?){12}"),
+)
 #: Verdicts on texts up to this long are remembered: each model call of a turn re-sends the
 #: same user turn and tool results.
 _MEMO_CHARS: Final = 8_192
@@ -101,6 +117,13 @@ class RulesDetector:
         # One pass per view finds every rule that matches: rules grouped by their flags, the
         # squashed override phrase (spread over the letters) joins the first group.
         self._sets = _rule_sets(self.rules)
+        #: The probes' indices in the first set (none on ``re``: each probe would be a pass).
+        self._probes = [(name, len(self.rules) + 1 + k) for k, (name, _) in enumerate(PROBES)]
+        if ENGINE != "re2":
+            self._probes = []
+        self._squashed_ignores_case = any(
+            len(self.rules) in index and patterns.ignore_case for patterns, index in self._sets
+        )
         # A benign verdict is stored as "" (None would read as a miss).
         self._memo: LRUCache[tuple[str, str], Finding | str] = LRUCache(maxsize=1_024)
 
@@ -122,24 +145,27 @@ class RulesDetector:
     def _scan(self, text: str, source: str, depth: int) -> Finding | None:
         # Tool output has no business addressing the assistant: weak signals count double.
         boost = 2.0 if source.startswith("tool:") else 1.0
-        plain = clean(text)
+        plain = cleaned = clean(text)
         if "  " in plain or "\t" in plain:
             plain = _SPACES.sub(" ", plain)
         hits = self._hits(plain)
         found = self._match(hits, source, boost)
+        needs = self._needs(hits, plain)
         if found is None:
-            folded = fold(text)
+            folded = fold(text, leet="leet" in needs, spelled="spelled" in needs, cleaned=cleaned)
             # The rules ignore case: a fold that only lower-cased finds nothing new, bar the
             # squashed phrase, which only ever looks at the folded view.
             if folded != plain.lower():
                 hits = self._hits(folded)
                 found = self._match(hits, source, boost)
-            else:
+            elif not (self._squashed_ignores_case and plain.isascii()):
                 hits = self._hits(folded)
+            # else the squashed phrase was looked for on ``plain`` already, ignoring case:
+            # on ASCII text, the same as looking for it on the lower-cased text.
             if found is None and len(self.rules) in hits:
                 found = Finding("instruction_override", ("squashed_override",), source)
         if found is None and depth == 0 and self.decode and self.rules:
-            for hidden in decoded(plain):
+            for hidden in decoded(plain, "base64" in needs, "hex" in needs):
                 inner = self._scan(hidden, source, 1)
                 if inner is not None:
                     return Finding("encoded_payload", inner.rules, source, encoded=True)
@@ -151,6 +177,15 @@ class RulesDetector:
         for patterns, index in self._sets:
             found.update(index[i] for i in patterns.matches(text))
         return found
+
+    def _needs(self, hits: set[int], plain: str) -> set[str]:
+        """The costly steps that can find anything in ``plain`` (see :data:`PROBES`)."""
+        if not self._probes or not plain.isascii():
+            return {name for name, _ in PROBES}
+        needs = {name for name, i in self._probes if i in hits}
+        if "markup" in needs:
+            needs |= {"leet", "spelled"}
+        return needs
 
     def _match(self, hits: set[int], source: str, boost: float) -> Finding | None:
         score: dict[str, float] = {}
@@ -186,6 +221,9 @@ def _rule_sets(rules: tuple[Rule, ...]) -> list[tuple[PatternSet, list[int]]]:
     patterns, index = next(iter(groups.values()), None) or groups.setdefault((True, True), ([], []))
     patterns.append(_spread(SQUASHED_OVERRIDE.pattern))
     index.append(len(rules))
+    if ENGINE == "re2":  # the probes join the same pass
+        patterns += [p for _, p in PROBES]
+        index += range(len(rules) + 1, len(rules) + 1 + len(PROBES))
     return [
         (PatternSet(p, ignore_case=ic, multiline=ml, engine=ENGINE), index)
         for (ic, ml), (p, index) in groups.items()
@@ -239,27 +277,40 @@ def as_detector(value: Detector | UserDetector) -> Detector:
     return CallableDetector(value)  # type: ignore[arg-type]
 
 
-def decoded(text: str) -> Iterable[str]:
-    """Printable text hidden in base64 or hex runs of ``text``."""
+def decoded(text: str, base64_runs: bool = True, hex_runs: bool = True) -> Iterable[str]:
+    """Printable text hidden in base64 or hex runs of ``text``.
+
+    Args:
+        text: the text to look in.
+        base64_runs: look for base64 runs (False when the caller knows there is none).
+        hex_runs: look for hex runs (likewise).
+    """
     raw = text.encode("utf-8", "surrogatepass")
-    for start, end in _B64(raw):
-        if (start and raw[start - 1] in _B64_BYTES) or (end < len(raw) and raw[end] in _B64_BYTES):
-            continue  # part of a longer run, or followed by a third "="
-        token = raw[start:end]
-        if token.isalpha() or token.isdigit():
-            continue  # plain words and numbers are not encodings
+    for token in _b64_tokens(raw) if base64_runs else ():
         try:
             padded = token + b"=" * (-len(token) % 4)
             data = base64.b64decode(padded, altchars=b"-_", validate=False)
         except (binascii.Error, ValueError):
             continue
         yield from _printable(data)
-    for start, end in _HEX(raw):
+    for start, end in _HEX(raw) if hex_runs else ():
         digits = raw[start:end].replace(b"\\x", b"").replace(b" ", b"").replace(b":", b"")
         try:
             yield from _printable(bytes.fromhex(digits.decode("ascii")))
         except ValueError:
             continue
+
+
+def _b64_tokens(raw: bytes) -> Iterable[bytes]:
+    """The base64 runs of ``raw`` worth decoding (16+ characters, not all letters or all
+    digits, not part of a longer run)."""
+    for start, end in _B64(raw):
+        if (start and raw[start - 1] in _B64_BYTES) or (end < len(raw) and raw[end] in _B64_BYTES):
+            continue  # part of a longer run, or followed by a third "="
+        token = raw[start:end]
+        if len(token.rstrip(b"=")) < 16 or token.isalpha() or token.isdigit():
+            continue  # too short; plain words and numbers are not encodings
+        yield token
 
 
 def _printable(raw: bytes) -> Iterable[str]:

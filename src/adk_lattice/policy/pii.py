@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import base64
 import binascii
-import ipaddress
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from ._engine import PatternSet
-from ._fold import fold
+from ._checks import iban_ok, ip_ok, luhn
+from ._engine import ENGINE, PatternSet, finditer_spans, re2_bytes
+from ._fold import SHIFTS, fold
 
-_TOKEN: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-+/=")
+#: The rest of a token a key extends to (matches the empty string: never None).
+_TOKEN_RUN: Final = re.compile(r"[A-Za-z0-9_\-+/=]*")
 
 #: A custom detector callable: text in, ``(start, end)`` spans out (or ``(start, end,
 #: kind)``, for an engine that finds several kinds).
@@ -38,6 +39,8 @@ class Detector:
     valid: Callable[[str], bool] | None = None
     finder: Finder | None = None
     whole_token: bool = False
+    #: A probe of :data:`PROBES` that must occur for this detector to find anything.
+    gate: str | None = None
 
     def spans(self, text: str) -> Iterator[tuple[int, int, str]]:
         """Every ``(start, end, kind)`` this detector finds in ``text``."""
@@ -56,44 +59,9 @@ class Detector:
             if start < 0 or (self.valid is not None and not self.valid(m.group(group))):
                 continue
             if self.whole_token:  # resume after the token: each character is read once
-                while end < len(text) and text[end] in _TOKEN:
-                    end += 1
+                end = _TOKEN_RUN.match(text, end).end()  # type: ignore[union-attr]
                 pos = max(pos, end)
             yield start, end, self.kind
-
-
-def luhn(candidate: str) -> bool:
-    """Whether the digits of ``candidate`` pass the Luhn checksum (payment cards)."""
-    digits = [int(c) for c in candidate if c.isdigit()]
-    if not 13 <= len(digits) <= 19:
-        return False
-    total = 0
-    for i, d in enumerate(reversed(digits)):
-        if i % 2:
-            d = d * 2 - 9 if d > 4 else d * 2
-        total += d
-    return total % 10 == 0
-
-
-def iban_ok(candidate: str) -> bool:
-    """Whether ``candidate`` passes the IBAN mod-97 check."""
-    s = candidate.replace(" ", "").upper()
-    if not 15 <= len(s) <= 34:
-        return False
-    moved = s[4:] + s[:4]
-    try:
-        return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
-    except ValueError:
-        return False
-
-
-def ip_ok(candidate: str) -> bool:
-    """Whether ``candidate`` is a real IPv4 or IPv6 address."""
-    try:
-        ipaddress.ip_address(candidate)
-    except ValueError:
-        return False
-    return True
 
 
 def _c(pattern: str, flags: int = 0) -> re.Pattern[str]:
@@ -204,17 +172,45 @@ _GATES: Final[dict[int, str]] = {
         r"(?i:api[_\-]?key|secret|access[_\-]?token|auth[_\-]?token|password|passwd)"
     ),
 }
-_GATE_IDS: Final = tuple(_GATES)
-_GATE_SET: Final = PatternSet(list(_GATES.values()), ignore_case=False, multiline=False)
+#: Probes in the same pass (RE2 only: on ``re`` each would be a pass of its own): a chain of
+#: seven digits (the phone finder's candidates), a base64 run, a place that moves offsets in
+#: the folded view, a line break or tab.
+PROBES: Final = {
+    "digits": r"\d(?:[ .\-/()\u00a0]{0,3}\d){6}",
+    "base64": r"[A-Za-z0-9+/_\-]{16}",
+    "shifts": SHIFTS,
+    "breaks": r"[\t\n\r\f\v]",
+}
+_PROBED: Final = ENGINE == "re2"
+_GATE_KEYS: Final[tuple[int | str, ...]] = (*_GATES, *(PROBES if _PROBED else ()))
+_GATE_SET: Final = PatternSet(
+    [*_GATES.values(), *(PROBES.values() if _PROBED else ())],
+    ignore_case=False,
+    multiline=False,
+)
 
 
-def runnable(detectors: Sequence[Detector], text: str) -> list[Detector]:
-    """The detectors that can match in ``text``: built-in ones whose gate occurs, and every
-    other detector (custom patterns, callables, the phone finder) always."""
-    if not any(id(d) in _GATES for d in detectors):
+def opened(text: str) -> frozenset[int | str]:
+    """The gates and probes that occur in ``text`` (one pass); without RE2, every probe."""
+    found = frozenset(_GATE_KEYS[i] for i in _GATE_SET.matches(text))
+    return found if _PROBED else found | frozenset(PROBES)
+
+
+def runnable(
+    detectors: Sequence[Detector], text: str, open_: frozenset[int | str] | None = None
+) -> list[Detector]:
+    """The detectors that can match in ``text``: built-in ones whose gate occurs, those with
+    a probe that occurs, and every other detector (custom patterns, callables) always.
+    ``open_``: :func:`opened` of the text, when the caller has it."""
+    if not any(id(d) in _GATES or d.gate is not None for d in detectors):
         return list(detectors)
-    open_ = {_GATE_IDS[i] for i in _GATE_SET.matches(text)}
-    return [d for d in detectors if id(d) not in _GATES or id(d) in open_]
+    if open_ is None:
+        open_ = opened(text)
+    return [
+        d
+        for d in detectors
+        if (id(d) not in _GATES or id(d) in open_) and (d.gate is None or d.gate in open_)
+    ]
 
 
 def _merge(found: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
@@ -236,6 +232,9 @@ def find(text: str, detectors: Iterable[Detector]) -> list[tuple[int, int, str]]
 
 # A base64 (or base64url) run, from the start of a run of its alphabet: linear time.
 _B64: Final = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{16,}={0,2}")
+#: The same runs found by RE2 on the UTF-8 bytes: leftmost first, a greedy run always starts
+#: where a run starts, so the look-behind is not needed.
+_B64_RUN: Final = re2_bytes(r"[A-Za-z0-9+/_\-]{16,}={0,2}", latin1=True)
 _B64_MAX: Final = 65_536
 _WIDE_SPACE: Final = re.compile(r"[^\S\x00-\x7f]")
 
@@ -274,19 +273,21 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
     Returns:
         Non-overlapping ``(start, end, kind)`` spans in ``text``, earliest first.
     """
-    found = [s for d in runnable(detectors, text) for s in d.spans(text)]
-    views = [fold(text)]
-    if _WIDE_SPACE.search(text):  # a no-break space may sit inside a value, or between two
-        views.append(fold(text, spaces=""))
+    open_ = opened(text)
+    found = [s for d in runnable(detectors, text, open_) for s in d.spans(text)]
+    shifts = "shifts" in open_  # a non-ASCII space is one of them
+    views = [fold(text, shifts=shifts)]
+    if shifts and not text.isascii() and _WIDE_SPACE.search(text):
+        views.append(fold(text, spaces=""))  # a no-break space may sit inside a value
     for view in views:
         if view is not None:
             active = runnable(detectors, view.text)
             for start, end, kind in (s for d in active for s in d.spans(view.text)):
                 found.append((*view.original(start, end), kind))
-    for m in _B64.finditer(text):
-        if len(m.group(0)) > _B64_MAX:
+    for start, end in _b64_runs(text) if "base64" in open_ else ():
+        if end - start > _B64_MAX:
             continue
-        decoded = _decoded(m.group(0))
+        decoded = _decoded(text[start:end])
         if decoded is None:
             continue
         inner = find(decoded, detectors)
@@ -294,5 +295,21 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
         if not inner and folded is not None:
             inner = find(folded.text, detectors)
         if inner:
-            found.append((m.start(), m.end(), inner[0][2]))
+            found.append((start, end, inner[0][2]))
     return _merge(found)
+
+
+def _b64_runs(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each base64 run of ``text`` (character offsets)."""
+    if _B64_RUN is None:
+        yield from (m.span() for m in _B64.finditer(text))
+        return
+    raw = text.encode("utf-8", "surrogatepass")
+    if len(raw) == len(text):  # ASCII: byte offsets are character offsets
+        yield from finditer_spans(_B64_RUN, raw)
+        return
+    done = chars = 0  # a run is ASCII: count the characters before it, once each
+    for start, end in finditer_spans(_B64_RUN, raw):
+        chars += len(raw[done:start].decode("utf-8", "surrogatepass"))
+        yield chars, chars + end - start
+        chars, done = chars + end - start, end

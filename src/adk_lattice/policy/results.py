@@ -116,7 +116,9 @@ class CapToolResult:
             return None
         if not isinstance(result, dict | list):
             return None
-        original = _size(result)
+        # Serialised only to decide on offloading: without ``offload_over`` a large result
+        # would be encoded once per call for nothing.
+        original = _size(result) if self.offload_over is not None else 0
         shaped, cuts = self.shape(result)
         limit = self.max_items if self.max_items is not None else 1 << 30
         while self.max_bytes is not None and _size(shaped) > self.max_bytes and limit > 0:

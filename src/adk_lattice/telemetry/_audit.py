@@ -16,7 +16,7 @@ from typing import Any, Final
 from .._outcome import Outcome
 from .._records import InvocationRecord
 from ._content import delivered_model_text, delivered_tool_result
-from ._decisions import Decision, decisions_of
+from ._decisions import Decision, decisions_of, is_quiet
 from ._sinks import LoggingSink, Sink, as_sink, sink_name
 
 logger = logging.getLogger("adk_lattice")
@@ -99,8 +99,12 @@ class AuditLog:
         inv = outcome.invocation
         if inv is None:
             return
-        run: _Run = inv.data.setdefault(self._key, _Run())
-        self._fold(run, outcome, decisions_of(outcome))
+        run: _Run | None = inv.data.get(self._key)
+        if run is None:
+            run = inv.data[self._key] = _Run()
+        # A quiet outcome's decisions are inferred allows and cache misses, which no field
+        # of the record takes: they are not built for it.
+        self._fold(run, outcome, () if is_quiet(outcome) else decisions_of(outcome))
         if outcome.hook == "after_run":
             inv.data.pop(self._key, None)
             await self._write(self._record(inv, run, outcome))

@@ -15,7 +15,7 @@ from ._notes import notes_of, take_notes
 
 _DECISIONS_KEY: Final = "adk_lattice.decisions"
 #: Hooks where a cache looks up an answer (a passing cache step there is a miss).
-_LOOKUP_HOOKS: Final = frozenset({"before_model", "before_tool"})
+LOOKUP_HOOKS: Final = frozenset({"before_model", "before_tool"})
 #: Hooks where a policy's value stops an agent or a run rather than answering for it.
 _BLOCK_HOOKS: Final = frozenset({"before_agent", "before_run"})
 #: Hooks where a value stands in for the model or the tool.
@@ -79,6 +79,19 @@ def decisions_of(outcome: Outcome) -> tuple[Decision, ...]:
     return result
 
 
+def is_quiet(outcome: Outcome) -> bool:
+    """Whether every decision on this outcome is an inferred ``allow`` or ``cache_miss``.
+
+    True when nobody noted anything, no shadow handler ran, and every step passed: then
+    :func:`decisions_of` can only infer ``allow`` for each policy step and ``cache_miss`` for
+    each cache step on a lookup hook (or nothing at all, for a synthesized outcome). Observers
+    that act only on other decisions can skip building them.
+    """
+    if outcome.shadow or notes_of(outcome):
+        return False
+    return all(step.status == "pass" for step in outcome.steps)
+
+
 def _shadow_decisions(outcome: Outcome) -> list[Decision]:
     """What each shadow handler would have done: its notes, else inferred from its step."""
     found: list[Decision] = []
@@ -124,11 +137,11 @@ def _infer(outcome: Outcome, handler: str, tier: Tier, status: str) -> str | Non
                 return "block"
             return "deny" if hook in _ANSWER_HOOKS else "rewrite"
         if tier == "cache":
-            return "cache_hit" if hook in _LOOKUP_HOOKS else "override"
+            return "cache_hit" if hook in LOOKUP_HOOKS else "override"
         return "override"
     if tier == "policy":
         return "allow"
-    if tier == "cache" and hook in _LOOKUP_HOOKS:
+    if tier == "cache" and hook in LOOKUP_HOOKS:
         return "cache_miss"
     return None
 

@@ -123,8 +123,8 @@ def notes_of(outcome: Outcome) -> list[Note]:
         return gathered
     outcome.extra["adk_lattice.gathered"] = True
     own: list[Note] = []
-    ctx = outcome.args.get(CONTEXT_ARG[outcome.hook])
-    if ctx is not None:
+    ctx = outcome.args.get(CONTEXT_ARG[outcome.hook]) if _pending else None
+    if ctx is not None:  # (nothing pending: nothing to take, no lock to take)
         with _lock:
             _purge()
             entry = _pending.get(id(ctx))

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
 
 from opentelemetry import metrics, trace
 from opentelemetry.trace import Span
@@ -17,18 +17,11 @@ from opentelemetry.util.types import AttributeValue
 from .._outcome import Outcome
 from . import _names as n
 from ._content import delivered_model_text, delivered_tool_result
-from ._decisions import Decision, decisions_of
+from ._decisions import Decision, decisions_of, is_quiet
+from ._metrics import STEP_OUTCOME, HookMetrics, error_type
 
 _SPAN_KEY: Final = "adk_lattice.telemetry.span"
 _NS: Final = 1_000_000_000
-#: Step statuses as the ``adk_lattice.outcome`` attribute reads them (bounded: 3 values).
-_STEP_OUTCOME: Final = {
-    "pass": "pass",
-    "act": "act",
-    "error": "error",
-    "timeout": "error",
-    "rejected": "error",
-}
 _QUIET: Final = frozenset({"allow", "cache_miss"})
 
 
@@ -76,29 +69,19 @@ class Telemetry:
         self.max_content_chars = max_content_chars
         self.all_events = all_events
         self._tracer = trace.get_tracer(n.SCOPE, tracer_provider=tracer_provider)
-        meter = metrics.get_meter(n.SCOPE, meter_provider=meter_provider)
-        self._calls = meter.create_counter(
-            n.METRIC_HOOK_CALLS, unit="{call}", description="Handler runs per hook and outcome."
-        )
-        self._duration = meter.create_histogram(
-            n.METRIC_HANDLER_DURATION, unit="s", description="Time one handler took on a hook."
-        )
-        self._cache = meter.create_counter(
-            n.METRIC_CACHE_REQUESTS, unit="{request}", description="Cache lookups and stores."
-        )
-        self._policy = meter.create_counter(
-            n.METRIC_POLICY_DECISIONS, unit="{decision}", description="Policy decisions."
-        )
-        self._synth = meter.create_counter(
-            n.METRIC_SYNTHESIZED,
-            unit="{outcome}",
-            description="Outcomes the lattice made for hooks ADK never called.",
-        )
+        self._metrics = HookMetrics(meter_provider)
+        # Outcomes with nothing to tell take the short path unless an option wants more.
+        self._plain = not (handler_spans or capture_content or all_events)
 
     def observe(self, outcome: Outcome) -> None:
         """Record one hook outcome on the current span and on the metrics."""
+        if self._plain and not outcome.synthesized and is_quiet(outcome) and self._keep(outcome):
+            if self._metrics.live():
+                self._metrics.record_quiet(outcome)
+            return
         decisions = decisions_of(outcome)
-        self._record_metrics(outcome, decisions)
+        if self._metrics.live():
+            self._metrics.record(outcome, decisions)
         span, own = self._span_for(outcome)
         try:
             if span.is_recording():
@@ -109,35 +92,25 @@ class Telemetry:
         if outcome.hook == "after_run" and outcome.invocation is not None:
             outcome.invocation.data.pop(_SPAN_KEY, None)  # freed with the run
 
-    # -- metrics -------------------------------------------------------------------------------
+    def _keep(self, outcome: Outcome) -> bool:
+        """For an outcome with nothing to put on a span: keep the span bookkeeping only.
 
-    def _record_metrics(self, outcome: Outcome, decisions: Sequence[Decision]) -> None:
-        hook = outcome.hook
-        steps = [(s, "enforce") for s in outcome.steps]
-        steps += [(run.step, "shadow") for run in outcome.shadow]
-        for step, mode in steps:
-            attrs: dict[str, AttributeValue] = {
-                n.HOOK: hook,
-                n.HANDLER: step.handler,
-                n.TIER: step.tier,
-                n.OUTCOME: _STEP_OUTCOME[step.status],
-                n.MODE: mode,
-            }
-            if step.status != "pass" and step.status != "act":
-                attrs[n.ERROR_TYPE] = _error_type(step.status, step.error)
-            self._calls.add(1, attrs)
-            self._duration.record(step.duration, attrs)
-        for d in decisions:
-            base = d.decision.removeprefix("would_")
-            if base in n.CACHE_RESULTS:
-                result = n.CACHE_RESULTS[base]
-                attrs = {n.HOOK: hook, n.HANDLER: d.handler, n.CACHE_RESULT: result}
-                self._cache.add(1, {**attrs, n.MODE: d.mode})
-            elif d.tier == "policy":
-                attrs = {n.HOOK: hook, n.HANDLER: d.handler, n.DECISION: d.decision}
-                self._policy.add(1, {**attrs, n.MODE: d.mode})
-        if outcome.synthesized:
-            self._synth.add(1, {n.HOOK: hook, n.REASON: outcome.reason or "unknown"})
+        Remembers the invocation's span (as :meth:`_span_for` does) and frees it at
+        ``after_run``. False when :meth:`_span_for` would open a span of its own (no live
+        span and the invocation's has ended): the full path then runs.
+        """
+        inv = outcome.invocation
+        current = trace.get_current_span()
+        if current.is_recording():
+            if inv is not None and _SPAN_KEY not in inv.data:
+                inv.data[_SPAN_KEY] = current
+        elif inv is not None:
+            parent = inv.data.get(_SPAN_KEY)
+            if parent is not None and not parent.is_recording():
+                return False
+        if outcome.hook == "after_run" and inv is not None:
+            inv.data.pop(_SPAN_KEY, None)  # freed with the run
+        return True
 
     # -- spans ---------------------------------------------------------------------------------
 
@@ -189,7 +162,7 @@ class Telemetry:
                 n.HOOK: hook,
                 n.HANDLER: step.handler,
                 n.TIER: step.tier,
-                n.ERROR_TYPE: _error_type(step.status, step.error),
+                n.ERROR_TYPE: error_type(step.status, step.error),
             }
             span.add_event(n.EVENT_HANDLER_ERROR, attrs)
         if self.handler_spans and outcome.steps:
@@ -207,14 +180,14 @@ class Telemetry:
                 n.HOOK: outcome.hook,
                 n.HANDLER: step.handler,
                 n.TIER: step.tier,
-                n.OUTCOME: _STEP_OUTCOME[step.status],
+                n.OUTCOME: STEP_OUTCOME[step.status],
             }
             child = self._tracer.start_span(
                 f"adk_lattice.handler {step.handler}", context=ctx, start_time=start
             )
             child.set_attributes(attrs)
             if step.status not in ("pass", "act"):
-                child.set_attribute(n.ERROR_TYPE, _error_type(step.status, step.error))
+                child.set_attribute(n.ERROR_TYPE, error_type(step.status, step.error))
                 child.set_status(trace.StatusCode.ERROR)
             child.end(end_time=end)
             start = end
@@ -263,11 +236,3 @@ def _event_attrs(outcome: Outcome, decisions: Sequence[Decision]) -> dict[str, A
     if outcome.error is not None:
         attrs[n.ERROR_TYPE] = type(outcome.error).__name__
     return attrs
-
-
-def _error_type(status: str, error: Any) -> str:
-    if status == "timeout":
-        return "timeout"
-    if status == "rejected":
-        return "rejected_return"
-    return type(error).__name__ if isinstance(error, BaseException) else "error"
