@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -118,11 +119,12 @@ async def test_a_declared_key_can_be_named(ctx: Any) -> None:
 
 async def test_an_undeclared_name_is_a_flag_that_defaults_to_off(ctx: Any) -> None:
     """An undeclared name guards a bool defaulting to False: unset denies, True passes."""
-    guard = RequireState("user:rs_beta_enabled", message="Not enabled.")
-    assert guard.key.type is bool
+    name = f"user:rs_beta_{uuid.uuid4().hex}"  # never declared before, in any earlier test
+    guard = RequireState(name, message="Not enabled.")
+    assert (guard.key.name, guard.key.type) == (name, bool)
     assert guard.key.doc == "Must be true for the agent to run (RequireState)."
     assert guard.before_agent(agent=None, callback_context=await ctx({})) is not None
-    allowed = await ctx({"user:rs_beta_enabled": True})
+    allowed = await ctx({name: True})
     assert guard.before_agent(agent=None, callback_context=allowed) is None
 
 
