@@ -10,7 +10,7 @@ import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adk_lattice import Lattice
@@ -268,6 +268,7 @@ async def test_the_rules_judge_text_as_the_users_by_default() -> None:
     assert found.source == "user"
 
 
+@settings(deadline=None)  # a verdict's speed is the benchmark's concern, not this test's
 @given(st.text(alphabet="aAgIn0O1 3.-_*<>x4=+/\\\t\u0456\u00e9", max_size=60))
 def test_steps_the_probes_skip_would_change_nothing(text: str) -> None:
     """A fold or decoding step skipped because its probe found nothing gives the same view."""
@@ -281,6 +282,7 @@ def test_steps_the_probes_skip_would_change_nothing(text: str) -> None:
     assert list(decoded(plain, "base64" in needs, "hex" in needs)) == list(decoded(plain))
 
 
+@settings(deadline=None)  # a verdict's speed is the benchmark's concern, not this test's
 @given(st.text(alphabet="Ab9+/_-= .\u00e9", max_size=60))
 def test_base64_candidates_skip_only_runs_of_letters(text: str) -> None:
     """The runs decoded are the 16+ character runs that are not all letters or digits."""
