@@ -168,7 +168,8 @@ def _generate(module: str) -> None:
 def targets(module: str, *, retest: bool, size: int | None = None) -> list[str]:
     """The mutants of a module to run: all of them (or the sample of ``size``) the first
     time, then only those without a result (an interrupted pass, or code that changed),
-    plus the survivors with ``retest``.
+    plus the survivors and the mutants no test reached with ``retest`` (a test traced since
+    may reach them now).
 
     mutmut re-runs every mutant named on its command line, and with no name it runs every
     module, so the names are chosen here.
@@ -179,7 +180,7 @@ def targets(module: str, *, retest: bool, size: int | None = None) -> list[str]:
         codes = _codes(module)
     if codes is None:
         return [f"{PACKAGE}.{module}.*"]
-    wanted = {None, 0} if retest else {None}
+    wanted = {None, 0, 5, 33} if retest else {None}
     return [name for name in sample(list(codes), size) if codes[name] in wanted]
 
 

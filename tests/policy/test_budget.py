@@ -214,3 +214,54 @@ def test_budgets_can_be_given_as_tables() -> None:
     )
     assert budget.budgets == (Budget("session", output_tokens=10),)
     assert budget.prices["*"] == Price(1, 2)
+
+
+async def test_a_zero_cap_refuses_every_call() -> None:
+    """A cap of 0 is allowed and refuses even the first call (a switched-off budget)."""
+    model = looping(1)
+    events = await Replica(model, TokenBudget([Budget("invocation", output_tokens=0)])).turn()
+    assert model.calls == 0
+    assert refusals(events)[0]["reason"] == "invocation_output_tokens_budget"
+
+
+async def test_the_default_refusal_tells_the_user_to_try_later() -> None:
+    """A spent budget answers with the default message as written."""
+    events = await Replica(looping(1), TokenBudget([Budget("invocation", output_tokens=0)])).turn()
+    assert events[-1].content.parts[0].text == (
+        "This conversation has used up its budget for now. Please try again later."
+    )
+
+
+async def test_the_refusal_is_the_message_given() -> None:
+    """A custom message is what the user reads when the budget is spent."""
+    budget = TokenBudget([Budget("invocation", output_tokens=0)], message="Out of credit.")
+    events = await Replica(looping(1), budget).turn()
+    assert events[-1].content.parts[0].text == "Out of credit."
+
+
+async def test_a_response_without_prompt_tokens_adds_no_input_tokens() -> None:
+    """A response reporting no prompt tokens spends nothing of an input-token cap."""
+    model = FakeModel([ScriptedResponse.text("one", input_tokens=0, output_tokens=5)] * 2)
+    budget = TokenBudget([Budget("session", input_tokens=1)])
+    replica = Replica(model, budget)
+    await replica.turn(session_id="s1")
+    assert refusals(await replica.turn(session_id="s1")) == []
+    assert budget.counts["allowed"] == 2
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"output_tokens": -1}, "^token caps must be non-negative integers$"),
+        ({"input_tokens": 1.5}, "^token caps must be non-negative integers$"),
+        ({"cost": float("nan")}, "^cost must be a finite, non-negative amount$"),
+        ({"cost": 1, "window_seconds": 0}, "^window_seconds must be positive$"),
+    ],
+    ids=["negative", "fractional", "nan-cost", "zero-window"],
+)
+def test_a_malformed_budget_fails_saying_what_is_wrong(
+    fields: dict[str, Any], message: str
+) -> None:
+    """A malformed cap or window fails at construction with a message naming the field."""
+    with pytest.raises(ValueError, match=message):
+        Budget("session", **fields)

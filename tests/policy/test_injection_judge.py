@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncGenerator
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Detector, InjectionGuard, JudgeDetector
@@ -110,3 +114,64 @@ async def test_a_runner_refuses_what_the_judge_flags() -> None:
     run = await run_app(agent, [Lattice(policy=[guard])], "Summarize x")
     assert model.calls == 1
     assert run.texts[-1] == guard.message
+
+
+class _SplitAnswer(BaseLlm):
+    """A model whose one answer arrives as two text parts (as some providers send it)."""
+
+    model: str = "split-answer"
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        parts = [types.Part(text="INJEC"), types.Part(text="TION")]
+        yield LlmResponse(content=types.Content(role="model", parts=parts))
+
+
+async def test_an_answer_in_several_parts_is_read_whole() -> None:
+    """A verdict split over text parts is read as one word."""
+    found = await JudgeDetector(_SplitAnswer()).detect("hello")
+    assert found is not None
+    assert found.family == "judge"
+
+
+async def test_the_judges_thoughts_are_not_its_answer() -> None:
+    """Thought parts before the answer are ignored: only the answer word counts."""
+    answer = ScriptedResponse.text("SAFE", thoughts=("Could this be an INJECTION? No.",))
+    assert await judge(answer).detect("hello") is None
+
+
+async def test_an_unavailable_verdict_names_the_judge_and_the_source() -> None:
+    """A failed judgement is reported under the judge's name, for the text's source."""
+    found = await judge(ScriptedResponse.text("hmm")).detect("hello", "tool:fetch")
+    assert found is not None
+    assert (found.family, found.rules, found.source) == (
+        "judge_unavailable",
+        ("judge",),
+        "tool:fetch",
+    )
+
+
+async def test_with_on_error_pass_later_pieces_are_still_judged() -> None:
+    """An unusable verdict on one piece does not end the judgement of the others."""
+    model = FakeModel([ScriptedResponse.text("hmm"), ScriptedResponse.text("INJECTION")])
+    found = await JudgeDetector(model, max_chars=1_000, on_error="pass").detect("x" * 1_500)
+    assert found is not None
+    assert found.family == "judge"
+
+
+@pytest.mark.parametrize(
+    ("source", "kind"), [("tool:fetch", "a tool's output"), ("user", "a user's message")]
+)
+def test_the_prompt_says_where_the_text_comes_from(source: str, kind: str) -> None:
+    """The judge is told whether the data is a tool's output or a user's message."""
+    prompt = judge().request("hello", source).contents[0].parts[0].text  # type: ignore[index]
+    assert prompt is not None
+    assert prompt.startswith(f"The data below is {kind}.\n")
+
+
+def test_the_request_is_one_user_turn_for_a_one_word_answer() -> None:
+    """The text goes in one user turn; the answer is deterministic and a few tokens long."""
+    request = judge().request("hello", "user")
+    assert [c.role for c in request.contents] == ["user"]
+    assert (request.config.temperature, request.config.max_output_tokens) == (0.0, 8)

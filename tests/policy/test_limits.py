@@ -182,3 +182,63 @@ async def test_the_next_request_gets_a_fresh_budget() -> None:
     await run.send(user("refund c2"))
     assert done == ["c1", "c2"]
     assert limits.open_invocations == 0  # the second request was not taken for a nested run
+
+
+async def test_the_default_refusal_asks_for_a_more_specific_request(ctx: Any) -> None:
+    """Past the model-call cap, the user reads the default message as written."""
+    limits = CallLimits(max_model_calls=0)
+    out = limits.before_model(callback_context=await ctx(), llm_request=None)
+    assert out is not None
+    assert out.content.parts[0].text == (
+        "I've reached the limit of steps I can take for one request. "
+        "Please ask again, more specifically."
+    )
+
+
+async def test_a_per_tool_denial_is_noted(ctx: Any) -> None:
+    """A call past its tool's own cap is noted as deny/tool_call_limit."""
+    limits = CallLimits(per_tool={"ping": 0})
+    c = await ctx(function_call_id="f")
+    limits.before_tool(tool=PING, tool_args={}, tool_context=c)
+    assert noted(c, "before_tool") == [("deny", "tool_call_limit")]
+
+
+async def test_the_total_cap_allows_exactly_its_number_of_calls(ctx: Any) -> None:
+    """max_tool_calls=3 lets three calls through and denies the fourth, saying why."""
+    limits = CallLimits(max_tool_calls=3)
+    c = await ctx(function_call_id="f")
+    outs = [limits.before_tool(tool=PING, tool_args={}, tool_context=c) for _ in range(4)]
+    assert outs[:3] == [None, None, None]
+    assert outs[3]["reason"] == "at most 3 tool calls are allowed per request"
+    assert limits.counts == {"denied:tools": 1}
+
+
+async def test_a_failed_run_frees_its_counters() -> None:
+    """A run that ends in an error leaves no counters, nor its request's link, behind."""
+
+    def broken() -> dict[str, Any]:
+        """Always fails."""
+        raise RuntimeError("backend down")
+
+    model = FakeModel([ScriptedResponse.call("broken"), ScriptedResponse.text("x")])
+    agent = LlmAgent(name="assistant", model=model, tools=[broken])
+    limits = CallLimits(max_model_calls=5)
+    with pytest.raises(RuntimeError, match="backend down"):
+        await run_app(agent, [Lattice(policy=[limits])], "go")
+    assert limits.open_invocations == 0
+    assert len(limits._roots._roots) == 0
+
+
+async def test_a_nested_runs_calls_after_its_own_tool_count_against_the_request() -> None:
+    """Model calls a helper makes after using a tool still count against the user request."""
+    helper_model = FakeModel(
+        [ScriptedResponse.call("ping"), ScriptedResponse.text("pinged"), ScriptedResponse.text("x")]
+    )
+    helper = LlmAgent(name="helper", model=helper_model, tools=[ping])
+    root_model = FakeModel(
+        [ScriptedResponse.call("helper", request="ping it"), ScriptedResponse.text("done")]
+    )
+    root = LlmAgent(name="assistant", model=root_model, tools=[AgentTool(helper)])
+    limits = CallLimits(max_model_calls=3)
+    await run_app(root, [Lattice(policy=[limits])], "go")
+    assert (root_model.calls, helper_model.calls) == (1, 2)  # the root's answer is refused

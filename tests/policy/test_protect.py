@@ -25,8 +25,11 @@ from adk_lattice.policy import (
     ToolGuard,
     ToolRule,
 )
+from adk_lattice.policy.protect import MAX_SCAN
 from adk_lattice.state import StateKey
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests.support import Recorder
 
 from .conftest import Run, user
 
@@ -331,3 +334,127 @@ async def test_an_undone_write_is_undone_once() -> None:
     )
     assert session is not None
     assert [e.author for e in session.events].count("ProtectState") == 1
+
+
+def _reading_agent(seen: list[Any], *, fail: bool = False) -> LlmAgent:
+    """promote writes user:role (and raises with ``fail``); whoami reads it back in the run."""
+
+    def promote(tool_context: ToolContext) -> dict[str, Any]:
+        """Make this user an admin."""
+        tool_context.state["user:role"] = "admin"
+        if fail:
+            raise RuntimeError("directory unavailable")
+        return {"status": "done"}
+
+    def whoami(tool_context: ToolContext) -> dict[str, Any]:
+        """The signed-in user's role."""
+        seen.append(tool_context.state.get("user:role", "guest"))
+        return {"status": "ok"}
+
+    script = [ScriptedResponse.call("promote"), ScriptedResponse.call("whoami")]
+    model = FakeModel([*script, ScriptedResponse.text("ok")])
+    return LlmAgent(name="assistant", model=model, tools=[promote, whoami])
+
+
+async def test_a_refused_tool_write_is_not_read_later_in_the_run() -> None:
+    """After a refused tool write, a later tool in the same run reads the app's value."""
+    seen: list[Any] = []
+    await _run(_reading_agent(seen), Lattice(policy=[ProtectState()]), state={"user:role": "clerk"})
+    assert seen == ["clerk"]
+
+
+async def test_a_refused_tool_write_to_an_unset_key_leaves_it_unset() -> None:
+    """A refused write to a key the app never set leaves it unset for the rest of the run."""
+    seen: list[Any] = []
+    run = await _run(_reading_agent(seen), Lattice(policy=[ProtectState()]))
+    assert seen == ["guest"]
+    assert "user:role" not in await _stored(run)
+
+
+async def test_a_failed_tools_write_is_taken_back() -> None:
+    """A tool that wrote a protected key and then failed leaves no trace of the write."""
+    seen: list[Any] = []
+    guard = ProtectState()
+
+    @on("on_tool_error")
+    def recover(*, tool: Any, tool_args: Any, tool_context: Any, error: Any) -> dict[str, Any]:
+        return {"status": "failed"}
+
+    lattice = Lattice(policy=[guard], handlers=[recover])
+    run = await _run(_reading_agent(seen, fail=True), lattice, state={"user:role": "clerk"})
+    assert run.responses("promote") == [{"status": "failed"}]
+    assert seen == ["clerk"]
+    assert (await _stored(run))["user:role"] == "clerk"
+    assert guard.counts["refused:tool"] == 1
+
+
+async def test_an_allowed_tool_write_is_counted() -> None:
+    """A write by a declared writer is counted as allowed:tool, not as refused."""
+    guard = ProtectState(writers={"promote": [ROLE]})
+    await _run(_writer_agent(), Lattice(policy=[guard]), state={"user:role": "clerk"})
+    assert guard.counts == {"allowed:tool": 1}
+
+
+async def test_a_refused_write_is_noted_under_the_guards_name() -> None:
+    """Telemetry sees the refusal as block/protected_state from ProtectState."""
+    recorder = Recorder()
+    lattice = Lattice(policy=[ProtectState()], telemetry=[recorder])
+    await _run(_writer_agent(), lattice, state={"user:role": "clerk"})
+    notes = [n for o in recorder.outcomes for n in notes_of(o)]
+    assert [(n.decision, n.handler, n.reason) for n in notes] == [
+        ("block", "ProtectState", "protected_state")
+    ]
+
+
+async def test_a_later_turns_delta_is_undone_to_the_value_set_at_creation() -> None:
+    """A second turn's client delta is undone to the value the app set creating the session."""
+    agent = LlmAgent(name="assistant", model=FakeModel([ScriptedResponse.text("hi")] * 2))
+    run = await _run(agent, Lattice(policy=[ProtectState()]), state={"user:role": "clerk"})
+    async for _ in run.runner.run_async(
+        user_id="u1",
+        session_id=run.session_id,
+        new_message=user("again"),
+        state_delta={"user:role": "admin"},
+    ):
+        pass
+    assert (await _stored(run))["user:role"] == "clerk"
+
+
+async def _patched_session(service: InMemorySessionService, *deltas: dict[str, Any]) -> str:
+    """A session whose history holds each delta as an event; ``{}`` is a plain app event."""
+    session = await service.create_session(app_name="app", user_id="u1")
+    for n, delta in enumerate(deltas):
+        author = "user" if delta.get("by") == "client" else "assistant"
+        state = {k: v for k, v in delta.items() if k != "by"}
+        event = Event(invocation_id=f"old-{n}", author=author)
+        event.actions = EventActions(state_delta=state)
+        await service.append_event(session=session, event=event)
+    return session.id
+
+
+async def _turn_on(service: InMemorySessionService, session_id: str) -> dict[str, Any]:
+    agent = LlmAgent(name="assistant", model=FakeModel([ScriptedResponse.text("hi")]))
+    app = App(name="app", root_agent=agent, plugins=[Lattice(policy=[ProtectState()])])
+    run = await Run([], Runner(app=app, session_service=service), session_id, "u1").send(user("hi"))
+    return run.state
+
+
+async def test_a_client_write_at_the_edge_of_the_scan_is_undone() -> None:
+    """A client write MAX_SCAN events back (counting this run's message) is still undone."""
+    service = InMemorySessionService()
+    filler = [{}] * (MAX_SCAN - 2)
+    session_id = await _patched_session(service, {"by": "client", "user:role": "admin"}, *filler)
+    assert (await _turn_on(service, session_id)).get("user:role") is None
+
+
+async def test_a_key_is_never_restored_to_a_clients_value() -> None:
+    """Restoring from history skips client events, even one too old to have been undone."""
+    service = InMemorySessionService()
+    history: list[dict[str, Any]] = [
+        {"user:role": "clerk"},
+        {"by": "client", "user:role": "admin"},
+        *[{}] * MAX_SCAN,
+        {"by": "client", "user:role": "owner"},
+    ]
+    session_id = await _patched_session(service, *history)
+    assert (await _turn_on(service, session_id))["user:role"] == "clerk"

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from google.adk.agents import LlmAgent
 from google.adk.events.event import Event
 from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.genai import types
@@ -15,6 +16,7 @@ from adk_lattice.policy import Consequential, ProvenanceGuard
 from adk_lattice.policy.provenance_taint import MAX_SOURCES, TAINT_KEY, session_hash
 from adk_lattice.state import StateKey
 from adk_lattice.testing import (
+    FakeModel,
     callback_context,
     function_tool,
     invocation_context,
@@ -242,9 +244,9 @@ def test_malformed_values_are_denied_not_crashed(value: Any) -> None:
 
 
 def test_non_dict_arguments_are_denied() -> None:
-    """Arguments that are not an object are denied while tainted."""
+    """Arguments that are not an object are denied while tainted, naming the tool."""
     out = guard().before_tool(tool=SEND, tool_args=[ATTACKER], tool_context=context())
-    assert out["code"] == "ungrounded_argument"
+    assert (out["code"], out["tool"]) == ("ungrounded_argument", "send_money")
 
 
 def test_always_confirm_asks_a_person_when_tainted() -> None:
@@ -299,3 +301,63 @@ def test_the_documented_declaration_builds() -> None:
         "post_message",
         "delete_file",
     }
+
+
+def test_a_denial_names_the_guard_that_made_it() -> None:
+    """A denial's policy field is the handler name: ProvenanceGuard unless renamed."""
+    ctx = context("pay my landlord")
+    assert check(guard(), ctx, recipient=ATTACKER, amount=1)["policy"] == "ProvenanceGuard"
+    renamed = check(guard(name="payments_guard"), ctx, recipient=ATTACKER, amount=1)
+    assert renamed["policy"] == "payments_guard"
+
+
+def test_the_denial_asks_the_user_to_state_one_value_as_it() -> None:
+    """One ungrounded argument: the reason asks the user to state it."""
+    out = check(guard(), context("pay 12 to my landlord"), recipient=ATTACKER, amount=12)
+    assert out["reason"].endswith("ask the user to state it")
+    assert out["reason"].startswith("the argument recipient of this send_money call does not")
+
+
+def test_the_denial_asks_the_user_to_state_several_values_as_them() -> None:
+    """Several ungrounded arguments: the reason names them all and asks for them."""
+    out = check(guard(), context("pay my landlord"), recipient=ATTACKER, amount=12)
+    assert out["reason"].endswith("ask the user to state them")
+    assert out["reason"].startswith("the arguments recipient, amount of this send_money call do")
+
+
+def test_the_agent_instruction_grounds_without_a_model_request() -> None:
+    """With no model request seen for the call, the agent's own instruction still grounds."""
+    agent = LlmAgent(name="agent", model=FakeModel(), instruction=f"Refunds go to {ATTACKER}.")
+    ctx = tool_context(invocation=invocation_context(agent=agent))
+    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    assert check(guard(), ctx, recipient=ATTACKER, amount=None) is None
+
+
+def test_a_rejection_counts_as_a_denial() -> None:
+    """A person's rejection is counted as rejected and as a denial of that tool."""
+    g = guard(on_ungrounded="confirm")
+    ctx = context("pay my landlord")
+    ctx.tool_confirmation = ToolConfirmation(confirmed=False)
+    check(g, ctx, recipient=ATTACKER, amount=1)
+    assert {k: g.counts.get(k) for k in ("rejected", "denied", "denied:send_money")} == {
+        "rejected": 1,
+        "denied": 1,
+        "denied:send_money": 1,
+    }
+
+
+def test_the_approval_hint_lists_every_untrusted_source() -> None:
+    """The person is told which untrusted tools were read, comma-separated."""
+    ctx = context("pay my landlord")
+    web = type("T", (), {"name": "fetch_page"})()
+    guard().after_tool(tool=web, tool_args={}, tool_context=ctx, result={})
+    check(guard(on_ungrounded="confirm"), ctx, recipient=ATTACKER, amount=1)
+    hint = ctx.actions.requested_tool_confirmations["call-1"].hint
+    assert "after reading untrusted content (read_inbox, fetch_page)." in hint
+
+
+def test_an_ungrounded_confirmation_is_noted_with_the_arguments() -> None:
+    """Telemetry sees a deferral coded with the ungrounded argument names, no values."""
+    ctx = context("pay my landlord")
+    check(guard(on_ungrounded="confirm"), ctx, recipient=ATTACKER, amount=1)
+    assert noted(ctx, "before_tool") == [("defer", "ungrounded_argument:recipient,amount")]

@@ -16,7 +16,11 @@ def test_unknown_kind_names_the_valid_kinds() -> None:
 
 def test_empty_args_fail_with_the_fix() -> None:
     """A consequential tool with no sensitive argument fails, saying what to write."""
-    with pytest.raises(ValueError, match=r"args=\{'recipient': 'iban'\}"):
+    fix = (
+        r"^Consequential needs at least one sensitive argument, e\.g\. "
+        r"Consequential\(args=\{'recipient': 'iban'\}\), or always_confirm=True$"
+    )
+    with pytest.raises(ValueError, match=fix):
         Consequential(args={})
 
 
@@ -82,3 +86,45 @@ def test_trusted_state_keys_are_exposed_for_protection() -> None:
 
     key = StateKey("user:home_iban", str, "", "The user's own account.")
     assert guard(trusted_state=[key]).state_keys == (key,)
+
+
+def test_args_that_are_not_a_table_fail_with_the_fix() -> None:
+    """args given as a list of names fails, showing the {argument: kind} form."""
+    with pytest.raises(
+        ValueError,
+        match=r"^Consequential: args must map argument names to kinds, e\.g\. \{'to': 'email'\}$",
+    ):
+        Consequential(args=["to"])  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["", 3])
+def test_an_argument_name_that_is_not_a_string_fails(name: object) -> None:
+    """An empty or non-string argument name fails at construction, naming the declaration."""
+    with pytest.raises(
+        ValueError, match=r"^Consequential: argument names must be non-empty strings"
+    ):
+        Consequential(args={name: "iban"})  # type: ignore[dict-item]
+
+
+def test_trusted_tools_that_are_not_a_table_fail_with_the_fix() -> None:
+    """trusted_tools given as a list of names fails, saying what it maps."""
+    with pytest.raises(
+        ValueError, match=r"^trusted_tools must map tool names to True or a list of field paths$"
+    ):
+        guard(trusted_tools=["read_inbox"])
+
+
+@pytest.mark.parametrize("name", ["", 3])
+def test_a_trusted_tool_name_that_is_not_a_string_fails(name: object) -> None:
+    """An empty or non-string tool name in trusted_tools fails at construction."""
+    with pytest.raises(ValueError, match="trusted_tools: tool names must be strings"):
+        guard(trusted_tools={name: True})
+
+
+@pytest.mark.parametrize(
+    "paths", [[], ["messages..sender"], ["messages."], [""], ["ok", 3]], ids=repr
+)
+def test_a_bad_list_of_trusted_paths_fails(paths: list[object]) -> None:
+    """An empty list of paths, or a path with an empty segment, fails with the fix."""
+    with pytest.raises(ValueError, match=r"non-empty list of dotted field paths"):
+        guard(trusted_tools={"read_inbox": paths})

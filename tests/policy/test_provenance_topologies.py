@@ -5,18 +5,20 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from pathlib import Path
+from typing import Any
 
 from google.adk.agents import LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.tools.agent_tool import AgentTool
 
-from adk_lattice import Lattice
-from adk_lattice.policy import Round, ToolGuard, ToolRule
+from adk_lattice import Lattice, on
+from adk_lattice.policy import Consequential, ProvenanceGuard, Round, ToolGuard, ToolRule
 from adk_lattice.policy.provenance_taint import TAINT_KEY, session_hash
 from adk_lattice.telemetry import AuditLog
 from adk_lattice.testing import FakeModel, FunctionCall, ScriptedResponse
-from tests.policy.conftest import run_app
+from tests.policy.conftest import run_app, user
 from tests.policy.test_provenance_runner import (
     ATTACKER_IBAN,
     INJECTION,
@@ -213,3 +215,80 @@ async def test_listed_before_tool_guard_it_checks_the_value_the_model_chose() ->
     lattice = Lattice(policy=[guard(), rounding])
     await run_app(agent(bank, inbox_then_pay(USER_IBAN, 1500.456)), [lattice], message)
     assert bank.sent == [(USER_IBAN, 1500.46)]
+
+
+async def test_nested_run_grounds_the_phone_number_the_user_typed() -> None:
+    """A tainted caller's nested run may text the number the user typed (hashed hand-down)."""
+    texts: list[str] = []
+
+    def send_sms(phone: str, text: str) -> dict[str, str]:
+        """Send a text message."""
+        texts.append(phone)
+        return {"status": "sent"}
+
+    bank = Bank()
+    texter = LlmAgent(
+        name="texter",
+        model=FakeModel([ScriptedResponse.call("send_sms", phone="+4915112345678", text="hi")]),
+        tools=[send_sms],
+    )
+    outer = [ScriptedResponse.call("read_inbox")]
+    outer += [ScriptedResponse.call("texter", request="text +49 151 12345678")]
+    outer.append(ScriptedResponse.text("ok"))
+    root = LlmAgent(
+        name="assistant", model=FakeModel(outer), tools=[bank.read_inbox, AgentTool(texter)]
+    )
+    g = ProvenanceGuard({"send_sms": Consequential(args={"phone": "phone"})})
+    await run_app(root, [Lattice(policy=[g])], "read my mail, then text +49 151 12345678")
+    assert texts == ["+4915112345678"]
+
+
+async def test_spotlight_is_off_by_default() -> None:
+    """Without spotlight=True the model reads untrusted output exactly as the tool gave it."""
+    bank = Bank()
+    model = FakeModel([ScriptedResponse.call("read_inbox"), ScriptedResponse.text("ok")])
+    worker = LlmAgent(name="assistant", model=model, tools=bank.tools())
+    await run_app(worker, [Lattice(policy=[guard()])], "check mail")
+    seen = json.dumps([c.model_dump(mode="json") for c in model.requests[1].contents])
+    assert "untrusted_data" not in seen
+    assert INJECTION in seen
+
+
+async def test_spotlight_markers_are_new_in_each_invocation() -> None:
+    """Each turn wraps untrusted output in a fresh random marker: an old one cannot be forged."""
+    bank = Bank()
+    script = [ScriptedResponse.call("read_inbox"), ScriptedResponse.text("ok")] * 2
+    model = FakeModel(script)
+    worker = LlmAgent(name="assistant", model=model, tools=bank.tools())
+    first = await run_app(worker, [Lattice(policy=[guard(spotlight=True)])], "check mail")
+    await first.send(user("check it again"))
+    markers = [
+        set(re.findall(r"<<untrusted_data (\w+)>>", json.dumps(r.model_dump(mode="json"))))
+        for r in (model.requests[1], model.requests[3])
+    ]
+    assert len(markers[0]) == len(markers[1]) == 1
+    assert markers[0] != markers[1]
+
+
+async def test_a_finished_run_leaves_no_per_invocation_data_in_the_guard() -> None:
+    """After a run the guard keeps nothing for it, so a long-lived server's memory stays flat."""
+    bank = Bank()
+    g = guard(spotlight=True)
+    await run_app(agent(bank, inbox_then_pay(ATTACKER_IBAN)), [Lattice(policy=[g])], "mail")
+    assert (len(g._instructions), len(g._nonces), len(g._batches)) == (0, 0, 0)
+
+
+async def test_a_tool_a_failing_handler_stood_in_for_adds_no_taint() -> None:
+    """A read that a fail-closed handler denied brought in no outside text: no taint."""
+    bank = Bank()
+
+    @on("before_tool", tools={"read_inbox"}, on_error="deny")
+    def broken(*, tool: Any, tool_args: Any, tool_context: Any) -> None:
+        raise RuntimeError("directory service down")
+
+    lattice = Lattice(policy=[guard()], handlers=[broken])
+    run = await run_app(agent(bank, inbox_then_pay(ATTACKER_IBAN)), [lattice], "check mail")
+    assert run.responses("read_inbox")[0]["status"] == "denied"
+    assert bank.sent == [(ATTACKER_IBAN, 500.0)]  # the session stayed clean: not checked
+    (entry,) = run.state[TAINT_KEY]["s"].values()
+    assert entry["src"] == ["send_money"]  # the payment's own output, read after it ran

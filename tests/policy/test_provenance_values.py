@@ -4,7 +4,22 @@ from __future__ import annotations
 
 import pytest
 
-from adk_lattice.policy.provenance_values import Grounding, Malformed, normalise, ungrounded
+from adk_lattice.policy import provenance_values
+from adk_lattice.policy.provenance_values import (
+    MAX_LEAVES,
+    Grounding,
+    Malformed,
+    normalise,
+    tokens_of,
+    ungrounded,
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo() -> None:
+    """Each test extracts its own tokens: the module's memo would hand it earlier results."""
+    provenance_values._MEMO.clear()
+
 
 TRUSTED = (
     "Pay 1,500.00 EUR to DE89 3704 0044 0532 0130 00 please, or GB29NWBK60161331926819. "
@@ -111,3 +126,75 @@ def test_a_field_does_not_ground_what_its_call_was_given() -> None:
     assert ungrounded(echo, "iban", "GB29NWBK60161331926819")
     fresh = Grounding([], fields=[("payee GB29NWBK60161331926819", ("landlord",))])
     assert not ungrounded(fresh, "iban", "GB29NWBK60161331926819")
+
+
+def test_a_national_number_grounds_its_international_form_whatever_the_digits() -> None:
+    """07700 900123 and +44 7700 900123 are one number, though the national one sorts last."""
+    assert not ungrounded(Grounding(["call me on +44 7700 900123"]), "phone", "07700 900123")
+
+
+def test_a_phone_number_longer_than_twenty_digits_is_never_grounded() -> None:
+    """A 21-digit "phone number" is malformed, even when a trusted field holds it whole."""
+    digits = "123456789012345678901"
+    assert ungrounded(Grounding([], whole=[digits]), "phone", digits)
+
+
+def test_an_iban_at_the_start_of_a_text_is_found() -> None:
+    """An IBAN opening a trusted text grounds like one in the middle."""
+    assert not ungrounded(
+        Grounding(["DE89 3704 0044 0532 0130 00 is mine"]), "iban", "DE89370400440532013000"
+    )
+
+
+def test_the_valid_iban_is_preferred_to_a_longer_run() -> None:
+    """An IBAN followed by more digits grounds the checksum-valid IBAN, not the longer run."""
+    grounding = Grounding(["pay GB29 NWBK 6016 1331 9268 19 1234 now"])
+    assert not ungrounded(grounding, "iban", "GB29NWBK60161331926819")
+    assert ungrounded(grounding, "iban", "GB29NWBK601613319268191234")
+
+
+def test_hyphenated_ibans_in_text_are_found() -> None:
+    """An IBAN written with hyphens in trusted text grounds its compact form."""
+    assert not ungrounded(
+        Grounding(["acct GB29-NWBK-6016-1331-9268-19."]), "iban", "GB29NWBK60161331926819"
+    )
+
+
+def test_numbers_in_text_are_grounded() -> None:
+    """An amount written in trusted text grounds the same amount."""
+    assert not ungrounded(Grounding(["the invoice says 1,234.50 due"]), "number", 1234.5)
+
+
+def test_the_leaf_limit_counts_every_leaf() -> None:
+    """MAX_LEAVES grounded recipients pass; one more is never grounded."""
+    emails = [f"u{n}@example.com" for n in range(MAX_LEAVES + 1)]
+    grounding = Grounding([" ".join(emails)])
+    assert not ungrounded(grounding, "email", emails[:MAX_LEAVES])
+    assert ungrounded(grounding, "email", emails)
+
+
+def test_an_echoed_id_with_spaces_does_not_ground_itself() -> None:
+    """A trusted field echoing its call's id argument ("Team Room") does not ground it."""
+    echo = Grounding([], fields=[("Team Room", ("Team Room",))])
+    assert ungrounded(echo, "id", "team room")
+
+
+def test_the_tokens_exclude_what_a_field_echoes() -> None:
+    """The tokens handed on leave out a trusted field's echo of its own call's argument."""
+    grounding = Grounding(
+        [],
+        fields=[("GB29NWBK60161331926819 or DE89370400440532013000", ("GB29NWBK60161331926819",))],
+    )
+    assert grounding.tokens("iban") == frozenset({"DE89370400440532013000"})
+
+
+def test_a_whole_field_is_one_token_besides_its_parts() -> None:
+    """A trusted field's value is a token as a whole, besides the tokens found in it."""
+    assert tokens_of("id", "Team Room", whole=True) == frozenset({"team", "room", "teamroom"})
+
+
+def test_the_memo_accounts_for_the_characters_it_holds() -> None:
+    """Remembered token sets count their text's length, so the memo's bound limits memory."""
+    text = "x " * 5_000
+    tokens_of("id", text)
+    assert provenance_values._MEMO.currsize >= 3 * len(text)

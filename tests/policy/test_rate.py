@@ -15,11 +15,15 @@ from typing import Any
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.apps import App
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
 from google.adk.tools.function_tool import FunctionTool
 
 from adk_lattice import Lattice
 from adk_lattice.cache import ResponseCache
 from adk_lattice.policy import CounterStore, MemoryCounter, RateLimit, RedisCounter
+from adk_lattice.policy._common import DENIAL_STATE_KEY
 from adk_lattice.state import StateKey
 from adk_lattice.stores import MemoryStore, RedisStore, SQLiteStore
 from adk_lattice.testing import FakeModel, ScriptedResponse
@@ -424,3 +428,111 @@ def test_two_handlers_with_one_name_are_refused() -> None:
     """Two RateLimits with the default name fail at construction, saying to pass name=."""
     with pytest.raises(TypeError, match="name="):
         Lattice(policy=[RateLimit(5, 60), RateLimit(100, 3600)])
+
+
+def _text(response: Any) -> str:
+    return str(response.content.parts[0].text)
+
+
+async def test_the_default_messages_read_as_written(ctx: Any) -> None:
+    """Over the limit and with the store down, the user reads the default messages."""
+    over = RateLimit(0, 60)
+    refused = await over.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    assert _text(refused) == "You've reached the usage limit for now. Please try again later."
+    down = RateLimit(5, 60, store=_BrokenCounter())
+    busy = await down.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    assert _text(busy) == "The service is busy right now. Please try again shortly."
+
+
+async def test_a_refusal_names_the_limit_that_made_it(ctx: Any) -> None:
+    """The refusal says which handler refused: RateLimit, or the name given."""
+    for name in ("RateLimit", "per_user_quota"):
+        limit = RateLimit(0, 60) if name == "RateLimit" else RateLimit(0, 60, name=name)
+        out = await limit.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+        assert out.custom_metadata["adk_lattice"]["denied_by"] == name
+
+
+async def test_apps_sharing_a_store_are_counted_apart() -> None:
+    """One user of two apps on one store has each app's limit."""
+    store = MemoryStore()
+    seen = []
+    for _ in range(2):
+        model = FakeModel([ScriptedResponse.text("hi")])
+        agent = LlmAgent(name="assistant", model=model)
+        app = App(
+            name=f"app{len(seen)}",
+            root_agent=agent,
+            plugins=[Lattice(policy=[RateLimit(1, 60, store=store)])],
+        )
+        runner = Runner(app=app, session_service=InMemorySessionService())
+        session = await runner.session_service.create_session(app_name=app.name, user_id="u1")
+        async for _ in runner.run_async(
+            user_id="u1", session_id=session.id, new_message=user("hi")
+        ):
+            pass
+        seen.append(model.calls)
+    assert seen == [1, 1]
+
+
+async def test_tenants_are_counted_apart(ctx: Any) -> None:
+    """per=TENANT gives each tenant a budget of its own."""
+    limit = RateLimit(1, 60, per=TENANT)
+    acme = await ctx({"user:tenant_id": "acme"})
+    globex = await ctx({"user:tenant_id": "globex"})
+    await limit.before_model(callback_context=acme, llm_request=None)  # type: ignore[attr-defined]
+    assert await limit.before_model(callback_context=globex, llm_request=None) is None  # type: ignore[attr-defined]
+
+
+async def test_a_refusal_is_recorded_for_later_callbacks(ctx: Any) -> None:
+    """Later callbacks of the run read why the call was refused in temp state."""
+    limit = RateLimit(0, 60)
+    c = await ctx()
+    await limit.before_model(callback_context=c, llm_request=None)  # type: ignore[attr-defined]
+    assert c.state[DENIAL_STATE_KEY] == {
+        "policy": "RateLimit",
+        "reason": "rate_limited",
+        "limit": 0,
+    }
+
+
+async def test_a_store_outage_is_recorded_for_later_callbacks(ctx: Any) -> None:
+    """A refusal because the store is down is recorded as rate_limit_unavailable."""
+    limit = RateLimit(5, 60, store=_BrokenCounter())
+    c = await ctx()
+    await limit.before_model(callback_context=c, llm_request=None)  # type: ignore[attr-defined]
+    assert c.state[DENIAL_STATE_KEY]["reason"] == "rate_limit_unavailable"
+
+
+async def test_a_tool_denial_names_the_tool(ctx: Any) -> None:
+    """On before_tool, the denial says which tool was limited."""
+
+    def ping() -> dict[str, Any]:
+        """Ping."""
+        return {}
+
+    limit = RateLimit(0, 60, hook="before_tool")
+    out = await limit.before_tool(tool=FunctionTool(ping), tool_args={}, tool_context=await ctx())  # type: ignore[attr-defined]
+    assert out["tool"] == "ping"
+
+
+async def test_a_redis_counter_does_not_retry_a_stalled_server() -> None:
+    """A stalled Redis costs one attempt per call: the client makes no retries of its own."""
+    accepted: list[asyncio.StreamWriter] = []
+
+    async def stall(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.append(writer)  # the command arrives; no reply ever does
+
+    server = await asyncio.start_server(stall, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    counter = RedisCounter.from_url(f"redis://127.0.0.1:{port}/0", socket_timeout=0.2)
+    try:
+        with pytest.raises(Exception):  # noqa: B017, PT011 - redis's timeout error type
+            await counter.incr("k", 60)
+    finally:
+        await counter.close()
+        for writer in accepted:
+            writer.close()
+            await writer.wait_closed()
+        server.close()
+        await server.wait_closed()
+    assert len(accepted) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import pytest
@@ -67,7 +68,7 @@ async def test_equals_compares_the_value(ctx: Any) -> None:
 
 def test_check_and_equals_together_are_refused() -> None:
     """Giving both check= and equals= raises ValueError."""
-    with pytest.raises(ValueError, match="either check= or equals="):
+    with pytest.raises(ValueError, match=r"^give RequireState either check= or equals=, not both$"):
         RequireState(ACTIVE, check=bool, equals=True)
 
 
@@ -102,3 +103,48 @@ async def test_a_pass_is_not_noted(ctx: Any) -> None:
     c = await ctx({"user:account_active": True})
     RequireState(ACTIVE, message="inactive").before_agent(agent=None, callback_context=c)
     assert noted(c, "before_agent") == []
+
+
+PLAN = StateKey("user:rs_plan", str, "free", "The user's plan (declared in the default registry).")
+
+
+async def test_a_declared_key_can_be_named(ctx: Any) -> None:
+    """A key name declared elsewhere is read through its declaration (here a str key)."""
+    guard = RequireState("user:rs_plan", equals="pro", message="Pro only.")
+    assert guard.key is PLAN
+    assert (
+        guard.before_agent(agent=None, callback_context=await ctx({"user:rs_plan": "pro"})) is None
+    )
+
+
+async def test_an_undeclared_name_is_a_flag_that_defaults_to_off(ctx: Any) -> None:
+    """An undeclared name guards a bool defaulting to False: unset denies, True passes."""
+    name = f"user:rs_beta_{uuid.uuid4().hex}"  # never declared before, in any earlier test
+    guard = RequireState(name, message="Not enabled.")
+    assert (guard.key.name, guard.key.type) == (name, bool)
+    assert guard.key.doc == "Must be true for the agent to run (RequireState)."
+    assert guard.before_agent(agent=None, callback_context=await ctx({})) is not None
+    allowed = await ctx({name: True})
+    assert guard.before_agent(agent=None, callback_context=allowed) is None
+
+
+def test_a_key_of_another_type_is_refused_with_the_fix() -> None:
+    """A key that is neither a StateKey nor a name fails at construction, saying what it takes."""
+    with pytest.raises(TypeError, match=r"^RequireState takes a StateKey or a key name, not int$"):
+        RequireState(3, message="x")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("message", ["", "   "])
+def test_an_empty_message_is_refused(message: str) -> None:
+    """The user must read something: an empty message fails at construction."""
+    with pytest.raises(ValueError, match=r"^RequireState needs a non-empty message for the user$"):
+        RequireState(ACTIVE, message=message)
+
+
+async def test_the_default_message_says_the_account_is_not_enabled(ctx: Any) -> None:
+    """Without a message, the user reads the default as written."""
+    out = RequireState(ACTIVE).before_agent(agent=None, callback_context=await ctx({}))
+    assert out is not None and out.parts is not None
+    assert out.parts[0].text == (
+        "Sorry, I can't help with this right now: your account is not enabled."
+    )

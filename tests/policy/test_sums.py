@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.genai import types
 
-from adk_lattice import Lattice
-from adk_lattice.policy import SumLimit, ToolGuard, ToolRule
+from adk_lattice import Lattice, on
+from adk_lattice.policy import SumLimit, ToolGuard, ToolRule, sums
 from adk_lattice.stores import MemoryStore, SQLiteStore
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests.support import Recorder
 
 from .conftest import Run, run_app, user
 
@@ -82,9 +85,9 @@ async def test_calls_denied_by_a_later_policy_are_not_counted() -> None:
     assert limit.counts["released"] == 1
 
 
-@pytest.mark.parametrize("amount", [-500.0, float("nan"), "100", None])
+@pytest.mark.parametrize("amount", [-500.0, float("nan"), float("inf"), "100", None])
 async def test_an_unreadable_amount_is_denied(amount: Any) -> None:
-    """A negative, NaN, string or missing amount is denied, never subtracted or skipped."""
+    """A negative, NaN, infinite, string or missing amount is denied, never subtracted."""
     done: list[float] = []
     limit = SumLimit("issue_refund", "amount", limit=1000, window=86400)
     call = {"charge_id": "c1", "amount": amount} if amount is not None else {"charge_id": "c1"}
@@ -132,3 +135,126 @@ def test_an_approver_without_confirm_is_refused() -> None:
     """approver= with on_exceed="deny" fails at construction, naming the fix."""
     with pytest.raises(ValueError, match="on_exceed='confirm'"):
         SumLimit("t", "f", limit=1, window=1, approver=lambda ctx, c: True)
+
+
+def _hint(run: Run) -> str:
+    (fc,) = [
+        c
+        for e in run.events
+        for c in e.get_function_calls()
+        if c.name == "adk_request_confirmation"
+    ]
+    return str((fc.args or {})["toolConfirmation"]["hint"])
+
+
+async def test_the_person_is_asked_about_the_total() -> None:
+    """The approval request names the tool and the cap it would pass, coded sum_limit."""
+    done: list[float] = []
+    limit = SumLimit("issue_refund", "amount", limit=100, window=86400, on_exceed="confirm")
+    run = await run_app(_agent(done, _refunds(1, 150.0)), [Lattice(policy=[limit])], "refund")
+    assert run.responses("issue_refund")[0]["code"] == "sum_limit"
+    assert _hint(run) == "This issue_refund call takes the total past 100. Approve it?"
+
+
+async def test_an_approver_decides_whose_yes_counts() -> None:
+    """With approver=, a person's yes that the approver does not accept is denied."""
+    done: list[float] = []
+    limit = SumLimit(
+        "issue_refund",
+        "amount",
+        limit=100,
+        window=86400,
+        on_exceed="confirm",
+        approver=lambda ctx, confirmation: False,
+    )
+    run = await run_app(_agent(done, _refunds(1, 150.0)), [Lattice(policy=[limit])], "refund")
+    resumed = await run.send(_confirmation(run, True))
+    assert done == []
+    assert resumed.responses("issue_refund")[-1]["code"] == "approver_not_authorised"
+
+
+async def test_a_zero_cap_denies_every_amount() -> None:
+    """limit=0 is a valid cap: even the first refund is denied."""
+    done: list[float] = []
+    limit = SumLimit("issue_refund", "amount", limit=0, window=86400)
+    run = await run_app(_agent(done, _refunds(1, 0.01)), [Lattice(policy=[limit])], "refund")
+    assert done == []
+    assert run.responses("issue_refund")[0]["code"] == "sum_limit"
+
+
+async def test_denials_are_counted_and_noted() -> None:
+    """Each denial is counted and noted for telemetry as deny/sum_limit."""
+    done: list[float] = []
+    recorder = Recorder()
+    limit = SumLimit("issue_refund", "amount", limit=100, window=86400)
+    lattice = Lattice(policy=[limit], telemetry=[recorder])
+    await run_app(_agent(done, _refunds(3)), [lattice], "refund")
+    assert limit.counts["denied"] == 2
+    notes = [(n.decision, n.reason) for o in recorder.outcomes for n in notes_of(o)]
+    assert notes == [("deny", "sum_limit")] * 2
+
+
+async def test_each_user_has_a_total_of_their_own() -> None:
+    """Two users sharing a store each get the whole cap."""
+    done: list[float] = []
+    store = MemoryStore()
+    for who in ("alice", "bob"):
+        limit = SumLimit("issue_refund", "amount", limit=1000, window=86400, store=store)
+        await run_app(_agent(done, _refunds(1, 900.0)), [Lattice(policy=[limit])], "r", user_id=who)
+    assert done == [900.0, 900.0]
+
+
+async def test_a_new_window_starts_a_new_total(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A call in the next fixed window is counted afresh, even a second after the last."""
+    done: list[float] = []
+
+    def issue_refund(charge_id: str, amount: float) -> dict[str, Any]:
+        """Refund part of a charge."""
+        done.append(amount)
+        return {"status": "refunded"}
+
+    clock = [86_399.5]
+    monkeypatch.setattr(sums, "time", SimpleNamespace(time=lambda: clock[0]))
+    turn = [ScriptedResponse.call("issue_refund", charge_id="c", amount=900.0)]
+    model = FakeModel([*turn, ScriptedResponse.text("one"), *turn, ScriptedResponse.text("two")])
+    agent = LlmAgent(name="billing", model=model, tools=[issue_refund])
+    limit = SumLimit("issue_refund", "amount", limit=1000, window=86400, store=MemoryStore())
+    run = await run_app(agent, [Lattice(policy=[limit])], "refund")
+    clock[0] = 86_400.5
+    await run.send(user("again"))
+    assert done == [900.0, 900.0]
+
+
+async def test_an_amount_below_one_unit_counts_a_whole_unit() -> None:
+    """A tenth of a cent is rounded up to a cent, so many tiny calls still add up."""
+    done: list[float] = []
+    limit = SumLimit("issue_refund", "amount", limit=0.01, window=86400)
+    run = await run_app(_agent(done, _refunds(2, 0.001)), [Lattice(policy=[limit])], "refund")
+    assert done == [0.001]
+    assert run.responses("issue_refund")[1]["code"] == "sum_limit"
+
+
+async def test_a_failed_call_gives_its_reservation_back() -> None:
+    """A refund whose tool raised moved nothing: the next one may use the whole cap."""
+    done: list[float] = []
+    attempts: list[float] = []
+
+    def issue_refund(charge_id: str, amount: float) -> dict[str, Any]:
+        """Refund part of a charge."""
+        attempts.append(amount)
+        if len(attempts) == 1:
+            raise RuntimeError("payment provider down")
+        done.append(amount)
+        return {"status": "refunded"}
+
+    @on("on_tool_error")
+    def recover(*, tool: Any, tool_args: Any, tool_context: Any, error: Any) -> dict[str, Any]:
+        return {"status": "failed"}
+
+    script = [ScriptedResponse.call("issue_refund", **c) for c in _refunds(2, 100.0)]
+    model = FakeModel([*script, ScriptedResponse.text("done")])
+    agent = LlmAgent(name="billing", model=model, tools=[issue_refund])
+    limit = SumLimit("issue_refund", "amount", limit=100, window=86400)
+    await run_app(agent, [Lattice(policy=[limit], handlers=[recover])], "refund")
+    assert done == [100.0]
+    assert limit.counts["released"] == 1

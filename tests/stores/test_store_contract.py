@@ -115,3 +115,14 @@ async def test_concurrent_tasks_see_consistent_values(store: Store) -> None:
 
     got = await asyncio.gather(*(one(i) for i in range(50)))
     assert got == [str(i).encode() for i in range(50)]
+
+
+async def test_delete_prefix_spares_keys_that_only_share_its_stem(store: Store) -> None:
+    """delete_prefix("a:") removes a:... only, not aa:... or a;..., and a one-letter prefix
+    works too."""
+    for key in ("a:1", "a:2", "aa:1", "a;1", "b1"):
+        await store.set(key, b"v")
+    assert await store.delete_prefix("a:") == 2
+    assert [await store.get(k) for k in ("a:1", "aa:1", "a;1")] == [None, b"v", b"v"]
+    assert await store.delete_prefix("b") == 1
+    assert await store.get("b1") is None

@@ -166,6 +166,22 @@ class SQLiteStore(Store):
         async with self._busy:
             yield db
 
+    @contextlib.asynccontextmanager
+    async def _write(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE`` ... ``COMMIT``), rolled back on any
+        failure or cancellation, one that lands while ``BEGIN`` is still in flight included:
+        the connection runs statements in order on its thread, so the rollback runs after
+        it, and is a no-op when no transaction is open. Left open, the transaction would
+        hold the file's write lock and fail every later write."""
+        async with self._use() as db:
+            try:
+                await db.execute("BEGIN IMMEDIATE")
+                yield db
+                await db.execute("COMMIT")
+            except BaseException:
+                await db.rollback()
+                raise
+
     async def _get(self, key: str) -> bytes | None:
         async with self._use() as db:
             now = time.time()
@@ -188,38 +204,26 @@ class SQLiteStore(Store):
             return False
         now = time.time()
         expires = now + ttl if ttl is not None else None
-        async with self._use() as db:
-            await db.execute("BEGIN IMMEDIATE")
-            try:
-                await db.execute(
-                    "INSERT INTO entries (key, value, size, expires_at, accessed_at)"
-                    " VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
-                    " value = excluded.value, size = excluded.size,"
-                    " expires_at = excluded.expires_at, accessed_at = excluded.accessed_at",
-                    (key, value, len(value), expires, now),
-                )
-                await self._make_room(db, now)
-                await db.execute("COMMIT")
-            except BaseException:
-                await db.execute("ROLLBACK")
-                raise
+        async with self._write() as db:
+            await db.execute(
+                "INSERT INTO entries (key, value, size, expires_at, accessed_at)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET"
+                " value = excluded.value, size = excluded.size,"
+                " expires_at = excluded.expires_at, accessed_at = excluded.accessed_at",
+                (key, value, len(value), expires, now),
+            )
+            await self._make_room(db, now)
         return True
 
     async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         now = time.time()
-        async with self._use() as db:
-            # IMMEDIATE takes the write lock first, so processes on one file count in turn.
-            await db.execute("BEGIN IMMEDIATE")
-            try:
-                params = {"key": key, "now": now, "expires": now + window, "amount": amount}
-                async with db.execute(_INCR if amount >= 0 else _GIVE_BACK, params) as cur:
-                    row: Any = await cur.fetchone()
-                # Expired counters of other keys go here; the index keeps this a short range.
-                await db.execute("DELETE FROM counters WHERE expires_at <= ?", (now,))
-                await db.execute("COMMIT")
-            except BaseException:
-                await db.execute("ROLLBACK")
-                raise
+        # IMMEDIATE takes the write lock first, so processes on one file count in turn.
+        async with self._write() as db:
+            params = {"key": key, "now": now, "expires": now + window, "amount": amount}
+            async with db.execute(_INCR if amount >= 0 else _GIVE_BACK, params) as cur:
+                row: Any = await cur.fetchone()
+            # Expired counters of other keys go here; the index keeps this a short range.
+            await db.execute("DELETE FROM counters WHERE expires_at <= ?", (now,))
         return int(row[0]) if row is not None else 0
 
     async def _make_room(self, db: aiosqlite.Connection, now: float) -> None:

@@ -1,0 +1,151 @@
+"""Where ProvenanceGuard keeps taint and finds trusted text: the record, and what grounds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.genai import types
+
+from adk_lattice.policy import Consequential, ProvenanceGuard, provenance_values
+from adk_lattice.policy.provenance_taint import (
+    TAINT_KEY,
+    instruction_text,
+    session_hash,
+    token_hash,
+)
+from adk_lattice.state import StateKey
+from adk_lattice.testing import function_tool
+from tests.policy.test_provenance import ATTACKER, INBOX, check, context, guard
+
+SALT = "c" * 16
+ROOM = StateKey("user:home_room", dict, {}, "The user's own rooms.")
+LIMIT = StateKey("user:daily_limit", int, 0, "The user's own daily limit.")
+DEEP = StateKey("user:deep", dict, {}, "A pathologically deep value.")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo() -> None:
+    """Each test extracts its own tokens: the module's memo would hand it earlier results."""
+    provenance_values._MEMO.clear()
+
+
+def _record(**entries: dict[str, Any]) -> dict[str, Any]:
+    return {TAINT_KEY: {"v": 1, "s": entries}}
+
+
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (None, ""),
+        ("Pay only DE89.", "Pay only DE89."),
+        (types.Content(parts=[types.Part(text="a"), types.Part(text="b")]), "a\nb"),
+        (["a", types.Content(parts=[types.Part(text="b")])], "a\nb"),
+        (types.Part(text="p"), "p"),
+        (42, ""),
+    ],
+    ids=["none", "str", "content", "list", "part", "other"],
+)
+def test_the_system_instruction_text_is_read_from_every_shape(value: Any, text: str) -> None:
+    """A system instruction given as text, Content, parts or a list reads as its text."""
+    assert instruction_text(value) == text
+
+
+def test_a_source_read_twice_is_recorded_once() -> None:
+    """Reading the same untrusted tool again adds no second entry to the record."""
+    ctx = context()
+    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    (entry,) = ctx.state[TAINT_KEY]["s"].values()
+    assert entry["src"] == ["read_inbox"]
+
+
+def test_the_record_is_versioned() -> None:
+    """The taint record carries its format version beside the session entries."""
+    assert set(context().state[TAINT_KEY]) == {"v", "s"}
+    assert context().state[TAINT_KEY]["v"] == 1
+
+
+def test_a_malformed_record_distrusts_the_user_text() -> None:
+    """With an unreadable taint record, even values the 'user' typed are not grounded."""
+    ctx = context(f"pay 5 to {ATTACKER}", state={TAINT_KEY: "clean!"}, tainted=False)
+    assert check(guard(), ctx, recipient=ATTACKER, amount=5)["arguments"] == [
+        "recipient",
+        "amount",
+    ]
+
+
+def test_an_inherited_marker_alone_taints() -> None:
+    """A record whose only entry says it inherited taint (no sources) still taints."""
+    state = _record(**{SALT: {"src": [], "inh": True}})
+    ctx = context(f"pay 5 to {ATTACKER}", state=state, tainted=False)
+    assert check(guard(), ctx, recipient=ATTACKER, amount=5)["status"] == "denied"
+
+
+def _handed_down(value: str) -> dict[str, Any]:
+    """The caller's entry, holding the salted hash of an IBAN its user typed."""
+    return {"src": ["read_inbox"], "inh": False, "tok": [token_hash(SALT, "iban", value)]}
+
+
+def test_a_nested_run_grounds_what_its_caller_handed_down() -> None:
+    """A session that inherited taint grounds a value by the hashes its caller handed down."""
+    ctx = context(tainted=False)
+    mine = session_hash(ctx.session.id)
+    ctx.state[TAINT_KEY] = _record(
+        **{SALT: _handed_down(ATTACKER), mine: {"src": ["lookup"], "inh": True}}
+    )[TAINT_KEY]
+    assert check(guard(), ctx, recipient=ATTACKER, amount=None) is None
+
+
+def test_a_session_of_its_own_ignores_hashes_handed_to_others() -> None:
+    """A session that did not inherit taint is not grounded by another session's hashes."""
+    ctx = context(tainted=False)
+    mine = session_hash(ctx.session.id)
+    ctx.state[TAINT_KEY] = _record(
+        **{SALT: _handed_down(ATTACKER), mine: {"src": ["read_inbox"], "inh": False}}
+    )[TAINT_KEY]
+    assert check(guard(), ctx, recipient=ATTACKER, amount=None)["status"] == "denied"
+
+
+def test_a_trusted_state_structure_grounds_its_leaves() -> None:
+    """Every string leaf of a trusted state value grounds, whole: {"rooms": ["Team Room"]}."""
+    g = rooms(trusted_state=[ROOM])
+    ctx = context("book it", state={"user:home_room": {"rooms": ["Team Room"]}})
+    assert check(g, ctx, tool=_booking(), room="team room") is None
+
+
+def test_a_trusted_state_number_grounds_an_amount() -> None:
+    """A number held in trusted state grounds the same amount."""
+    g = guard(trusted_state=[LIMIT])
+    ctx = context("pay the usual", state={"user:daily_limit": 500})
+    assert check(g, ctx, recipient=None, amount=500) is None
+
+
+def test_a_trusted_state_bool_grounds_nothing() -> None:
+    """A flag in trusted state is not text: True does not ground an id 'true'."""
+    g = rooms(trusted_state=[ROOM])
+    ctx = context("book it", state={"user:home_room": {"vip": True}})
+    assert check(g, ctx, tool=_booking(), room="true")["status"] == "denied"
+
+
+def test_a_pathologically_deep_trusted_value_does_not_crash_the_check() -> None:
+    """Trusted state nested thousands of levels deep is read to a depth, not overflowed."""
+    deep: dict[str, Any] = {"leaf": "x"}
+    for _ in range(5_000):
+        deep = {"k": deep}
+    g = rooms(trusted_state=[DEEP])
+    ctx = context("book it")
+    ctx.state["user:deep"] = deep
+    assert check(g, ctx, tool=_booking(), room="team room")["status"] == "denied"
+
+
+def book_room(room: str) -> dict[str, Any]:
+    """Book a room."""
+    return {}
+
+
+def _booking() -> Any:
+    return function_tool(book_room)
+
+
+def rooms(**options: Any) -> ProvenanceGuard:
+    return ProvenanceGuard({"book_room": Consequential(args={"room": "id"})}, **options)

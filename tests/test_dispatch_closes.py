@@ -1,0 +1,156 @@
+"""Tool calls a run leaves open: one record per call, and one close each, on real Runners."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from google.adk.agents import LlmAgent
+from google.adk.apps import App
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+
+from adk_lattice import Lattice, current_call, on
+from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests.support import Recorder, run_app
+
+
+def failing_lookup(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    raise ValueError("ledger offline")
+
+
+def lookup_charge(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    return {"charge_id": charge_id}
+
+
+def _agent(tool: Any) -> LlmAgent:
+    script = [ScriptedResponse.call(tool.__name__, charge_id="c1"), ScriptedResponse.text("Done.")]
+    return LlmAgent(name="billing", model=FakeModel(script), tools=[tool])
+
+
+async def test_a_tool_error_handler_sees_the_record_before_tool_filled() -> None:
+    """on_tool_error handlers get the same call record as before_tool, with its data."""
+    seen: list[Any] = []
+
+    @on("before_tool")
+    def mark(**_: Any) -> None:
+        call = current_call()
+        assert call is not None
+        call.data["started_by"] = "mark"
+        seen.append(call)
+
+    @on("on_tool_error")
+    def recover(**_: Any) -> dict[str, Any]:
+        seen.append(current_call())
+        return {"status": "unavailable"}
+
+    turn = await run_app(_agent(failing_lookup), Lattice(handlers=[mark, recover]))
+    assert turn.texts[-1] == "Done."
+    assert len(seen) == 2 and seen[1] is seen[0]
+    assert seen[1].data == {"started_by": "mark"}
+
+
+class Slow:
+    """A tool that runs until released, announcing when it started."""
+
+    def __init__(self) -> None:
+        self.started = asyncio.Event()
+        self.release = asyncio.Event()
+
+        async def lookup_charge(charge_id: str) -> dict[str, Any]:
+            """Look up a charge."""
+            self.started.set()
+            await self.release.wait()
+            return {"charge_id": charge_id}
+
+        self.lookup_charge = lookup_charge
+
+
+async def test_closing_the_lattice_mid_tool_closes_the_call_as_abandoned() -> None:
+    """close() during a running tool call gives observers its after_tool, abandoned, with its
+    tool name and call id."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    await lattice.close()
+    (opened,) = recorder.of("before_tool")
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "abandoned")
+    assert (closed.tool, closed.agent) == ("lookup_charge", "billing")
+    assert closed.function_call_id is not None
+    assert closed.function_call_id == opened.function_call_id
+    assert closed.call is opened.call
+    slow.release.set()
+    await asyncio.wait_for(task, 10)
+
+
+class BrokenAfterLattice(BasePlugin):
+    """A plugin after the lattice whose before_tool fails, ending the run."""
+
+    def __init__(self) -> None:
+        super().__init__(name="broken_after")
+
+    async def before_tool_callback(self, **_: Any) -> None:
+        raise RuntimeError("audit service down")
+
+
+async def test_a_call_open_when_its_run_fails_is_closed_as_cancelled() -> None:
+    """A tool call the run's failure interrupted is closed for observers as cancelled, once."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    agent = _agent(lookup_charge)
+    app = App(name="app", root_agent=agent, plugins=[lattice, BrokenAfterLattice()])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    with pytest.raises(RuntimeError, match="audit service down"):
+        await run_app(agent, lattice, runner=runner)
+    (end,) = recorder.of("after_run")
+    assert (end.synthesized, end.reason) == (True, "run_error")
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason, closed.tool) == (True, "cancelled", "lookup_charge")
+    assert lattice.open_invocations == 0
+
+
+async def test_a_cancelled_run_closed_again_by_close_ends_once() -> None:
+    """A run cancelled mid-tool and then swept by close() reports one after_run, not two."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await lattice.close()
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert len(recorder.of("after_run")) == 1
+    assert len(recorder.of("after_tool")) == 1
+
+
+async def test_closing_the_lattice_mid_model_call_closes_it_and_its_agent() -> None:
+    """close() during a model call gives observers its after_model and the agent's after_agent,
+    both abandoned, the model's close carrying its callback context and no response."""
+    recorder = Recorder()
+    agent = LlmAgent(name="billing", model=FakeModel([ScriptedResponse.text("Done.", delay=30)]))
+    started = asyncio.Event()
+    mark = on("before_model", name="started")(lambda **_: started.set())
+    lattice = Lattice(handlers=[mark], telemetry=[recorder])
+    task = asyncio.create_task(run_app(agent, lattice))
+    await asyncio.wait_for(started.wait(), 10)
+    await lattice.close()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    (opened,) = recorder.of("before_model")
+    (closed,) = recorder.of("after_model")
+    assert (closed.synthesized, closed.reason, closed.agent) == (True, "abandoned", "billing")
+    assert closed.args["callback_context"] is opened.args["callback_context"]
+    assert closed.args["llm_response"] is None
+    (ended,) = [o for o in recorder.of("after_agent") if o.synthesized]
+    assert (ended.reason, ended.agent) == ("abandoned", "billing")
