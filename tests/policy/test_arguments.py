@@ -196,3 +196,9 @@ def test_round_leaves_anything_but_a_float_alone(value: Any) -> None:
     args: dict[str, Any] = {"amount": value}
     Round("amount", 2).apply(args, {})
     assert args["amount"] is value
+
+
+def test_a_missing_field_with_quotes_in_its_name_is_named_as_written() -> None:
+    """A required field whose name holds quotes is named exactly as the schema spells it."""
+    assert _reason({"required": ["o'brien"]}, {}) == "o'brien is a required property"
+    assert _reason({"required": ["it's 'x'"]}, {}) == "it's 'x' is a required property"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -61,6 +62,23 @@ def test_the_re2_pass_folds_exactly_as_the_pattern_alone(text: str, spaces: str)
     finally:
         _fold._specials = with_re2  # type: ignore[assignment]
     assert got == expected
+
+
+@pytest.mark.parametrize(
+    ("char", "kept"),
+    [
+        ("\u061c", ""),  # Arabic letter mark (format)
+        ("\U000e0041", ""),  # a tag character (format)
+        ("\u2028", " "),  # line separator
+        ("\u2029", " "),  # paragraph separator
+        ("\u3000", " "),  # ideographic space
+    ],
+)
+def test_format_characters_go_and_unicode_separators_read_as_spaces(char: str, kept: str) -> None:
+    """In the view, a format character is dropped and a line, paragraph or wide space is a space."""
+    view = fold(f"a{char}b")
+    assert view is not None and view.text == f"a{kept}b"
+    assert view.original(0, len(view.text)) == (0, 3)
 
 
 @given(

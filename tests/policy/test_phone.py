@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import phonenumbers
@@ -103,6 +104,33 @@ def test_the_one_pass_gate_never_skips_a_phone_candidate(text: str) -> None:
     from adk_lattice.policy._phone import _CANDIDATE, _SEVEN_DIGITS
 
     assert _SEVEN_DIGITS.found(text) or _CANDIDATE.search(text) is None
+
+
+@pytest.mark.parametrize(
+    "number", ["4155550132", "415 555 0132", "+1 4 1 5 5 5 5 0 1 3 2", "(415) 555-0132"]
+)
+def test_reading_one_number_leaves_the_budget_for_the_rest(number: str) -> None:
+    """A number read once does not use up the work budget: a later non-number stays."""
+    out, _ = RedactPII(kinds=["phone"]).scrub(f"call {number} now, then 1234567")
+    assert out.endswith(" now, then 1234567")
+
+
+def test_regions_without_the_extra_say_how_to_fix_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without libphonenumber, phone_regions fails with both fixes: install, or leave it unset."""
+    monkeypatch.setattr(_phone, "_pn", None)
+    message = (
+        "phone_regions needs libphonenumber: pip install 'adk-lattice[pii]' "
+        "(or leave phone_regions unset to use the built-in phone pattern)"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        RedactPII(phone_regions=["DE"])
+
+
+def test_an_unknown_region_is_named_with_an_example_of_a_code() -> None:
+    """An unknown region's error names it and shows what a region code looks like."""
+    message = "unknown phone regions ['XX']; use ISO 3166 codes such as 'DE'"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        RedactPII(phone_regions=["xx"])
 
 
 @given(st.text(alphabet="0123456789 .-/()+#_aZ\u00a0\u0660\u00e9", max_size=60))

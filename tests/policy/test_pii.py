@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import re
 import time
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII
-from adk_lattice.policy.pii import BUILTIN, scan
+from adk_lattice.policy.pii import BUILTIN, EMAIL, Detector, runnable, scan
 
 DETECTORS = tuple(d for family in BUILTIN.values() for d in family)
 
@@ -179,6 +180,76 @@ def test_a_detector_skipped_by_its_gate_would_have_found_nothing(
     gated = [d for ds in BUILTIN.values() for d in ds if id(d) in _GATES]
     kept = runnable(gated, text)
     assert [d.kind for d in gated if d not in kept and list(d.spans(text))] == []
+
+
+@pytest.mark.parametrize(
+    ("value", "kind"),
+    [
+        ("5555 5555 5555 4444", "CARD"),  # doubled digits over 4
+        ("4222222222222", "CARD"),  # 13 digits, the shortest card
+        ("NO9386011117947", "IBAN"),  # 15 characters, the shortest IBAN
+    ],
+)
+def test_valid_values_at_the_edges_of_their_checks_are_redacted(value: str, kind: str) -> None:
+    """The checksums accept every valid card and IBAN, the shortest ones included."""
+    assert RedactPII().scrub(f"pay {value} now")[0] == f"pay [REDACTED:{kind}] now"
+
+
+@pytest.mark.parametrize("value", ["5555 5555 5555 4445", "4222222222223"])
+def test_a_card_number_failing_luhn_is_left_alone(value: str) -> None:
+    """A digit run shaped like a card but failing the Luhn check is not a card."""
+    assert RedactPII(kinds=["card"]).scrub(f"ref {value} ok")[0] == f"ref {value} ok"
+
+
+def test_a_base64_run_of_binary_data_is_not_read_as_text() -> None:
+    """A base64 run decoding to mostly control bytes is data, not text: nothing in it is found."""
+    binary = base64.b64encode(bytes(range(1, 31)) + b" 10.20.30.40 ").decode()
+    assert scan(f"data {binary} end", DETECTORS) == []
+    text = base64.b64encode(b"server at 10.20.30.40 is up").decode()
+    assert scan(f"data {text} end", DETECTORS) == [(5, 5 + len(text), "IP")]
+
+
+def test_of_two_values_starting_together_the_longer_names_the_redaction() -> None:
+    """A custom value that starts with a built-in one and runs longer is redacted as itself."""
+    r = RedactPII(custom={"CONTACT": r"jane@example\.com \(home\)"})
+    assert r.scrub("write jane@example.com (home) today")[0] == "write [REDACTED:CONTACT] today"
+
+
+def test_overlapping_values_are_redacted_as_one_span_covering_both() -> None:
+    """Two overlapping values become one redaction from the first start to the last end."""
+    r = RedactPII(custom={"URL": r"example\.com/inbox"})
+    assert r.scrub("mail jane@example.com/inbox now")[0] == "mail [REDACTED:EMAIL] now"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "out"),
+    [
+        (r"\d*", "a 12 b", "a [REDACTED:X] b"),
+        (r"\d*", "a1 b2", "a[REDACTED:X] b[REDACTED:X]"),
+        (r"(?:ORD-\d+)?", "see ORD-12 ok", "see [REDACTED:X] ok"),
+        (r"(?P<v>\d*)x", "x 12x", "x [REDACTED:X]x"),
+    ],
+)
+def test_a_custom_pattern_that_can_match_nothing_redacts_its_values_and_ends(
+    pattern: str, text: str, out: str
+) -> None:
+    """A custom pattern that can match the empty string redacts only its non-empty matches."""
+    assert RedactPII(custom={"X": pattern}, kinds=[]).scrub(text)[0] == out
+
+
+def test_only_the_built_in_detectors_whose_gate_occurs_run() -> None:
+    """Prose with no digit, @ or secret word runs no built-in detector; custom ones always run."""
+    custom = Detector("X", re.compile("zzz"))
+    assert runnable(DETECTORS, "hello there, how are you?") == []
+    assert runnable((*DETECTORS, custom), "hello there") == [custom]
+    assert runnable(DETECTORS, "mail a@b.co") == [EMAIL]
+
+
+@pytest.mark.parametrize("extra", ["Z", "ZZ", "ZZZ"])
+def test_a_long_key_is_redacted_to_the_end_of_its_token_and_no_further(extra: str) -> None:
+    """A key longer than its pattern is redacted up to the next space, the next word kept."""
+    out, _ = RedactPII().scrub(f"key AKIAIOSFODNN7EXAMPLE{extra} next word")
+    assert out == "key [REDACTED:SECRET] next word"
 
 
 @given(st.text(alphabet="Ab9+/_-= .\u00e9\u0430\U0001f600", max_size=60))

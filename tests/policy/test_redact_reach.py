@@ -16,7 +16,7 @@ from adk_lattice.policy import RedactPII
 from adk_lattice.stores import MemoryStore
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
-from .conftest import Run, run_app
+from .conftest import Run, noted, run_app
 
 EMAIL = "jane.doe@example.com"
 
@@ -249,3 +249,14 @@ async def test_later_steps_of_the_run_read_the_redacted_state() -> None:
     agent = LlmAgent(name="assistant", model=model, tools=[remember, recall])
     await run_app(agent, [Lattice(policy=[RedactPII()])], "go")
     assert seen == ["[REDACTED:EMAIL]"]
+
+
+async def test_a_tools_state_write_is_redacted_in_the_delta_and_the_live_state(ctx: Any) -> None:
+    """after_tool redacts what the tool wrote to state, in the delta and the session's state."""
+    c = await ctx({}, function_call_id="fc-1")
+    c.state["contact"] = EMAIL  # what a tool does: the delta and the live state hold it
+    out = RedactPII().after_tool(tool=None, tool_args={}, tool_context=c, result={"ok": 1})
+    assert out is None
+    assert c.actions.state_delta["contact"] == "[REDACTED:EMAIL]"
+    assert c.session.state["contact"] == "[REDACTED:EMAIL]"
+    assert noted(c, "after_tool") == [("redact", "email")]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import random
 from collections.abc import AsyncGenerator, Sequence
 from typing import Any
@@ -17,7 +19,7 @@ from adk_lattice import Lattice
 from adk_lattice.policy import RedactPII
 from adk_lattice.testing import FakeModel
 
-from .conftest import Run, run_app
+from .conftest import Run, noted, run_app
 
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
 PREFIX = "Here is what you asked for, straight from the vault: "
@@ -226,3 +228,55 @@ async def test_a_value_that_starts_with_a_word_is_held_at_every_split(
         streamed = "".join(run.partial_texts)
         assert expected.startswith(streamed), (cut, streamed)
         assert run.texts == [expected], cut
+
+
+async def test_a_partial_chunk_without_content_passes(ctx: Any) -> None:
+    """A partial chunk with no content (metadata only) is passed on untouched."""
+    chunk = LlmResponse(partial=True)
+    RedactPII().after_model(callback_context=await ctx(), llm_response=chunk)
+    assert chunk.content is None
+
+
+async def test_values_streamed_before_an_empty_final_response_are_noted(ctx: Any) -> None:
+    """A stream whose final response has no content still notes what its chunks redacted."""
+    c = await ctx()
+    redactor = RedactPII()
+    for text in ("write to jane.doe@example.com ", "and thank you very much " * 8):
+        chunk = LlmResponse(content=types.Content(role="model", parts=[types.Part(text=text)]))
+        chunk.partial = True
+        redactor.after_model(callback_context=c, llm_response=chunk)
+    redactor.after_model(callback_context=c, llm_response=LlmResponse(turn_complete=True))
+    assert noted(c, "after_model") == [("redact", "email")]
+    assert redactor.open_streams == 0
+
+
+async def test_a_blocked_answer_keeps_no_thought_and_no_call(ctx: Any) -> None:
+    """When a block kind is found, only the block message is left: thoughts and calls go."""
+    redactor = RedactPII(strategies={"SSN": "block"})
+    parts = [
+        types.Part(text="thinking it over", thought=True),
+        types.Part(text="your ssn is 123-45-6789"),
+        types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "x"})),
+    ]
+    response = LlmResponse(content=types.Content(role="model", parts=parts))
+    redactor.after_model(callback_context=await ctx(), llm_response=response)
+    assert response.content is not None
+    assert [(p.text, p.thought, p.function_call) for p in response.content.parts or []] == [
+        (redactor.block_message, None, None)
+    ]
+
+
+async def test_text_media_in_a_model_answer_is_scrubbed(ctx: Any) -> None:
+    """A text file in a model's answer is redacted like its text."""
+    blob = types.Part.from_bytes(data=b"email,jane.doe@example.com", mime_type="text/csv")
+    response = LlmResponse(content=types.Content(role="model", parts=[blob]))
+    RedactPII().after_model(callback_context=await ctx(), llm_response=response)
+    assert response.content is not None and response.content.parts
+    assert response.content.parts[0].inline_data.data == b"email,[REDACTED:EMAIL]"
+
+
+def test_the_default_hash_key_is_empty() -> None:
+    """Without salt=, hash is HMAC-SHA256 under an empty key: stable across processes."""
+    digest = hmac.new(b"", b"jane.doe@example.com", hashlib.sha256).hexdigest()[:12]
+    out, _ = RedactPII(strategy="hash").scrub("mail jane.doe@example.com")
+    assert out == f"mail [EMAIL:{digest}]"

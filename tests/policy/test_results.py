@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.tools.function_tool import FunctionTool
 
 from adk_lattice import Lattice
 from adk_lattice.policy import CapToolResult, ToolGuard, ToolRule
@@ -166,3 +168,80 @@ async def test_an_offloaded_result_is_noted(ctx: Any) -> None:
 async def test_an_untouched_result_is_not_noted(ctx: Any) -> None:
     """A result within every cap leaves no note."""
     assert await _noted_cap(CapToolResult(max_items=5), {"rows": [1, 2]}, ctx) == []
+
+
+async def test_strings_are_cut_at_4000_characters_by_default(ctx: Any) -> None:
+    """Without max_chars, a string is kept up to 4,000 characters and cut past that."""
+    out = await cap(CapToolResult(), {"note": "a" * 4_001}, ctx)
+    assert out["note"] == "a" * 4_000 + "…"
+    assert await cap(CapToolResult(), {"note": "a" * 4_000}, ctx) is None
+
+
+async def test_a_pending_approval_is_skipped(ctx: Any) -> None:
+    """A call waiting for a person keeps its pending_approval result as it is."""
+    pending = {"status": "pending_approval", "reason": "wait", "rows": list(range(100))}
+    policy = CapToolResult(max_items=3)
+    assert await cap(policy, pending, ctx) is None
+    assert policy.counts["skipped_denial"] == 1
+
+
+async def test_a_stripped_top_level_field_is_named_as_written(ctx: Any) -> None:
+    """A stripped field at the top is named exactly (an X- header name keeps its X)."""
+    out = await cap(CapToolResult(strip={"X-Api-Key"}), {"X-Api-Key": "k", "ok": 1}, ctx)
+    assert out == {"ok": 1, "stripped_fields": ["X-Api-Key"]}
+
+
+async def test_the_offloaded_file_is_named_after_the_tool_and_call(ctx: Any) -> None:
+    """An offloaded payload is saved as <tool>-<call id>.json and counted."""
+    c = await ctx({}, function_call_id="fc-9", artifacts=True)
+    policy = CapToolResult(max_items=5, offload_over=100)
+    out = await policy.after_tool(
+        tool=FunctionTool(list_orders), tool_args={}, tool_context=c, result={"rows": [0] * 200}
+    )
+    assert out["artifact"]["filename"] == "list_orders-fc-9.json"
+    assert await c.load_artifact("list_orders-fc-9.json") is not None
+    assert policy.counts["offloaded"] == 1
+
+
+async def test_a_lone_surrogate_is_offloaded_as_its_escape(ctx: Any) -> None:
+    """Text UTF-8 cannot encode is saved escaped in a valid UTF-8 file, not a crash."""
+    c = await ctx({}, function_call_id="fc-3", artifacts=True)
+    policy = CapToolResult(max_items=None, offload_over=10)
+    result = {"note": "a\ud800b" * 10}
+    out = await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+    saved = await c.load_artifact(out["artifact"]["filename"])
+    assert saved.inline_data.data.decode("utf-8").startswith('{"note": "a\\ud800b')
+
+
+async def test_a_result_of_exactly_offload_over_bytes_stays_inline(ctx: Any) -> None:
+    """offload_over is a strict bound: a result of exactly that many bytes is not offloaded."""
+    result = {"rows": [1, 2, 3]}
+    size = len(json.dumps(result).encode())
+    c = await ctx({}, function_call_id="fc-4", artifacts=True)
+    policy = CapToolResult(max_items=None, offload_over=size)
+    assert await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result) is None
+    policy = CapToolResult(max_items=None, offload_over=size - 1)
+    out = await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+    assert out["artifact"]["bytes"] == size
+
+
+async def test_two_lists_cut_are_both_listed(ctx: Any) -> None:
+    """With two lists cut, truncations names each with its path."""
+    out = await cap(CapToolResult(max_items=1), {"a": [1, 2], "b": [3, 4, 5]}, ctx)
+    assert out["truncations"] == [
+        {"path": "a", "total_available": 2, "returned": 1},
+        {"path": "b", "total_available": 3, "returned": 1},
+    ]
+
+
+async def test_at_most_fifty_cuts_are_listed(ctx: Any) -> None:
+    """truncations lists the first 50 cuts, however many were made."""
+    out = await cap(CapToolResult(max_chars=1), {f"k{i}": "ab" for i in range(60)}, ctx)
+    assert len(out["truncations"]) == 50
+
+
+async def test_the_size_cap_halves_from_max_items(ctx: Any) -> None:
+    """Over max_bytes, lists are halved starting from max_items (5, then 2), not from more."""
+    result = {"rows": ["x" * 200 for _ in range(40)]}
+    out = await cap(CapToolResult(max_items=5, max_bytes=1_000), result, ctx)
+    assert (out["returned"], len(out["rows"])) == (2, 2)

@@ -11,6 +11,7 @@ from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import TrimContext
+from adk_lattice.policy.trim import size
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import noted, run_app, user
@@ -157,3 +158,99 @@ async def test_a_request_within_budget_is_not_noted(ctx: Any) -> None:
         callback_context=c, llm_request=LlmRequest(contents=history())
     )
     assert noted(c, "before_model") == []
+
+
+def test_a_call_in_a_later_turn_stays_with_its_response() -> None:
+    """Dropping an older turn keeps a later turn's call and response together."""
+    contents = [
+        text("user", "turn one"),
+        text("model", "answer one"),
+        text("user", "turn two"),
+        call("lookup", "c1"),
+        response("lookup", "c1"),
+        text("model", "answer two"),
+        text("user", "turn three"),
+    ]
+    req = trim(TrimContext(max_turns=2), contents)
+    assert texts(req) == ["turn two", "call", "response", "answer two", "turn three"]
+
+
+def test_a_pinned_call_without_ids_keeps_only_its_own_response() -> None:
+    """A pinned call (no call ids) keeps its response, not a later response after it."""
+    bare_call = types.Content(
+        role="model", parts=[types.Part(function_call=types.FunctionCall(name="lookup"))]
+    )
+
+    def bare_response(name: str) -> types.Content:
+        fr = types.FunctionResponse(name=name, response={"r": "y"})
+        return types.Content(role="user", parts=[types.Part(function_response=fr)])
+
+    contents = [
+        text("user", "turn one"),
+        bare_call,
+        bare_response("lookup"),
+        bare_response("poll"),
+        text("model", "answer one"),
+        text("user", "turn two"),
+    ]
+    policy = TrimContext(max_turns=1, pin=lambda c: bool(c.parts[0].function_call))
+    req = trim(policy, contents)
+    assert texts(req) == ["call", "response", "turn two"]
+
+
+def test_size_counts_text_call_name_and_arguments_and_response() -> None:
+    """size() is the text plus each call's name and JSON arguments plus each response's JSON."""
+    content = types.Content(
+        role="model",
+        parts=[
+            types.Part(text="hello"),
+            types.Part(function_call=types.FunctionCall(name="lookup", args={"q": "x"})),
+            types.Part(function_response=types.FunctionResponse(name="f", response={"r": 1})),
+        ],
+    )
+    assert size(content) == len("hello") + len("lookup") + len('{"q": "x"}') + len('{"r": 1}')
+
+
+def test_max_tokens_is_a_character_budget_by_the_ratio() -> None:
+    """max_tokens=10 at 4 characters a token trims like max_chars=40."""
+    req = trim(TrimContext(max_tokens=10, chars_per_token=4.0), history())
+    assert texts(req) == ["turn two", "answer two", "turn three"]
+
+
+def test_a_request_of_exactly_max_chars_is_within_budget() -> None:
+    """max_chars is inclusive: a request of exactly that size is left whole."""
+    contents = history()
+    req = trim(TrimContext(max_chars=sum(size(c) for c in contents)), contents)
+    assert len(req.contents) == 7
+
+
+def test_several_old_turns_are_dropped_until_the_rest_fits() -> None:
+    """The size budget counts what is left after each dropped turn, dropping as many as needed."""
+    contents = [
+        text(role, s)
+        for role, s in [
+            ("user", "one 1"),
+            ("model", "ans 1"),
+            ("user", "two 2"),
+            ("model", "ans 2"),
+            ("user", "three"),
+            ("model", "ans 3"),
+            ("user", "four!"),
+        ]
+    ]
+    assert texts(trim(TrimContext(max_chars=12), contents)) == ["four!"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"max_turns": 0}, "^max_turns must be a positive integer$"),
+        ({"max_chars": -1}, "^max_chars must be a positive integer$"),
+        ({"max_tokens": 0}, "^max_tokens must be a positive integer$"),
+        ({"max_turns": 1, "chars_per_token": 0}, "^chars_per_token must be positive$"),
+    ],
+)
+def test_a_bad_budget_is_refused_naming_the_setting(kwargs: dict[str, Any], message: str) -> None:
+    """A non-positive budget or ratio fails at construction naming the setting to fix."""
+    with pytest.raises(ValueError, match=message):
+        TrimContext(**kwargs)

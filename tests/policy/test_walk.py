@@ -7,7 +7,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_lattice.policy._walk import WITHHELD_DEPTH, Found, Walker, is_text_mime
+from adk_lattice.policy._walk import WITHHELD_DEPTH, WITHHELD_MEDIA, Found, Walker, is_text_mime
 
 
 def _upper(text: str) -> tuple[str, bool, set[str]]:
@@ -62,3 +62,72 @@ def test_text_mime_types() -> None:
     assert all(map(is_text_mime, ["text/plain; charset=utf-8", "application/json",
                                   "application/ld+json", "application/csv"]))  # fmt: skip
     assert not any(map(is_text_mime, ["image/png", "application/pdf", None]))
+
+
+def test_text_media_is_scrubbed_in_place() -> None:
+    """A text blob keeps its object and type, with the scrubbed text as its bytes."""
+    blob = types.Blob(data=b"a secret note", mime_type="text/plain")
+    found = Found()
+    assert Walker(_upper).blob(blob, found) is blob
+    assert blob.data == b"a [X] note" and found.changed
+
+
+def _emails(text: str) -> tuple[str, bool, set[str]]:
+    out = "[R]" if "@" in text else text
+    return out, False, {"EMAIL"} if out != text else set()
+
+
+def test_keys_redacted_alike_are_numbered_in_order() -> None:
+    """Keys that redact to one name keep every value, numbered #2, #3... in order."""
+    node = {"a@x.io": 1, "b@x.io": 2, "c@x.io": 3}
+    Walker(_emails).node(node, Found())
+    assert node == {"[R]": 1, "[R]#2": 2, "[R]#3": 3}
+
+
+def test_dicts_and_tuples_are_scanned_to_exactly_max_depth() -> None:
+    """Dicts and tuples nested up to max_depth levels are scrubbed; one level more is withheld."""
+    walker = Walker(_upper, max_depth=3)
+    assert walker.node({"a": {"b": {"c": "secret"}}}, Found()) == {"a": {"b": {"c": "[X]"}}}
+    assert walker.node({"a": {"b": {"c": {"d": 1}}}}, Found()) == {
+        "a": {"b": {"c": WITHHELD_DEPTH}}
+    }
+    assert walker.node(((("secret",),),), Found()) == ((("[X]",),),)
+    assert walker.node((((("x",),),),), Found()) == (((WITHHELD_DEPTH,),),)
+
+
+def test_call_arguments_in_a_part_are_scrubbed_to_the_depth_limit() -> None:
+    """A part's call arguments are scrubbed and count one level below the part."""
+    walker = Walker(_upper, max_depth=3)
+    found = Found()
+    part = types.Part(function_call=types.FunctionCall(name="f", args={"a": {"b": "secret"}}))
+    walker.part(part, found)
+    assert part.function_call.args == {"a": {"b": "[X]"}} and found.kinds == {"X"}
+    deep = types.Part(function_call=types.FunctionCall(name="f", args={"a": {"b": {"c": 1}}}))
+    walker.part(deep, Found())
+    assert deep.function_call.args == {"a": {"b": WITHHELD_DEPTH}}
+
+
+def test_function_responses_in_a_part_are_scrubbed_to_the_depth_limit() -> None:
+    """A part's function response is scrubbed and counts one level below the part."""
+    walker = Walker(_upper, max_depth=3)
+    found = Found()
+    part = types.Part(
+        function_response=types.FunctionResponse(name="f", response={"a": {"b": "secret"}})
+    )
+    walker.part(part, found)
+    assert part.function_response.response == {"a": {"b": "[X]"}} and found.kinds == {"X"}
+    deep = types.Part(
+        function_response=types.FunctionResponse(name="f", response={"a": {"b": {"c": 1}}})
+    )
+    walker.part(deep, Found())
+    assert deep.function_response.response == {"a": {"b": WITHHELD_DEPTH}}
+
+
+def test_withheld_media_is_reported_as_a_change_of_kind_media() -> None:
+    """With media="withhold", an image becomes the withheld marker, noted as MEDIA."""
+    found = Found()
+    out = Walker(_upper, media="withhold").blob(
+        types.Blob(data=b"\x89PNG", mime_type="image/png"), found
+    )
+    assert out == WITHHELD_MEDIA
+    assert found.changed is True and found.kinds == {"MEDIA"}

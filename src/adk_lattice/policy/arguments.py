@@ -94,8 +94,11 @@ def hygiene(
 def _schema_reason(error: jsonschema.ValidationError, known: Collection[str]) -> str:
     at = where(error.absolute_path, known)
     rule, bound = error.validator, error.validator_value
-    if rule == "required":
-        return error.message.replace("'", "", 2) if len(error.message) < 200 else "missing field"
+    if rule == "required":  # the name comes from the schema, as written (quotes too)
+        names = [p for p in bound if error.message == f"{p!r} is a required property"]
+        if not names or len(error.message) >= 200:
+            return "missing field"
+        return f"{names[0]} is a required property"
     if rule == "type":
         return f"{at} must be of type {bound}"
     if rule in ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum"):

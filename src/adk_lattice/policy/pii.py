@@ -53,10 +53,14 @@ class Detector:
         assert self.pattern is not None
         group = "v" if "v" in self.pattern.groupindex else 0
         pos = 0
-        while (m := self.pattern.search(text, pos)) is not None:
+        # A pattern that can match the empty string matches again at the end of the text
+        # however far past it the search starts: stop there, and skip empty matches.
+        while pos <= len(text) and (m := self.pattern.search(text, pos)) is not None:
             pos = m.end() if m.end() > m.start() else m.end() + 1
             start, end = m.span(group)
-            if start < 0 or (self.valid is not None and not self.valid(m.group(group))):
+            if start < 0 or start == end:
+                continue
+            if self.valid is not None and not self.valid(m.group(group)):
                 continue
             if self.whole_token:  # resume after the token: each character is read once
                 end = _TOKEN_RUN.match(text, end).end()  # type: ignore[union-attr]
