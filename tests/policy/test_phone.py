@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import time
 
 import phonenumbers
 import pytest
@@ -11,6 +10,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII, _phone
+
+from .test_linear_time import _scales_linearly
 
 SAMPLE_REGIONS = ["AR", "AU", "BR", "CN", "DE", "EG", "ES", "FR", "GB", "IN", "JP", "KE",
                   "MX", "NG", "NL", "PL", "RU", "SE", "TR", "ZA"]  # fmt: skip
@@ -81,13 +82,14 @@ def test_past_the_work_budget_candidates_are_redacted() -> None:
     assert out.count("[REDACTED:PHONE]") > 1000  # past it: withheld as numbers
 
 
-def test_hostile_digit_runs_stay_fast() -> None:
-    """100 KB of repeated numbers or digit runs takes well under 2 s."""
+@pytest.mark.parametrize(
+    "prefix", ["030 12345678 ", "1 ", "(12) ", "2024-01-02 ", "+1 415-555-0132 "]
+)
+def test_hostile_digit_runs_scan_in_linear_time(prefix: str) -> None:
+    """Repeated numbers or digit runs cost time linear in their length, regions set."""
     r = RedactPII(phone_regions=["US", "DE", "FR"])
-    for prefix in ("030 12345678 ", "1 ", "(12) ", "2024-01-02 ", "+1 415-555-0132 "):
-        started = time.perf_counter()
-        r.scrub((prefix * (100_000 // len(prefix) + 1))[:100_000])
-        assert time.perf_counter() - started < 2.0, prefix
+    text = (prefix * (40_000 // len(prefix) + 1))[:40_000]
+    assert _scales_linearly(r.scrub, text)
 
 
 def test_without_the_extra_the_pattern_is_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
