@@ -56,6 +56,17 @@ class Turn:
             if e.content and e.content.parts and not e.partial
         ]
 
+    @property
+    def tool_responses(self) -> list[dict[str, Any]]:
+        """The response of every function response part, in order."""
+        return [
+            p.function_response.response or {}
+            for e in self.events
+            if e.content
+            for p in e.content.parts or []
+            if p.function_response
+        ]
+
 
 RunFn = Callable[..., Awaitable[Turn]]
 

@@ -51,16 +51,6 @@ def _tool_agent(*extra: ScriptedResponse) -> LlmAgent:
     return LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
 
 
-def _tool_responses(turn: Any) -> list[dict[str, Any]]:
-    return [
-        p.function_response.response
-        for e in turn.events
-        if e.content
-        for p in e.content.parts or []
-        if p.function_response
-    ]
-
-
 class Approver(BasePlugin):
     """A user-written ADK plugin: only before_tool is overridden; its answer is configurable."""
 
@@ -135,7 +125,7 @@ async def test_reflect_and_retry_plugin_recovers_a_failing_tool() -> None:
     ]
     agent = LlmAgent(name="billing", model=FakeModel(script), tools=[flaky_lookup])
     turn = await run_app(agent, Lattice(handlers=[ReflectAndRetryToolPlugin(max_retries=2)]))
-    first, second = _tool_responses(turn)
+    first, second = turn.tool_responses
     assert first["response_type"] == "ERROR_HANDLED_BY_REFLECT_AND_RETRY_PLUGIN"
     assert second == {"charge_id": "c1", "amount": 10.0}
     assert turn.texts[-1] == "Done."
@@ -167,7 +157,7 @@ async def test_a_raising_plugin_in_the_policy_tier_fails_closed() -> None:
     """A plugin callback that raises in policy= denies the tool with the lattice's denial."""
     turn = await run_app(_tool_agent(), Lattice(policy=[Approver(fail=True)]))
     assert ran == []
-    (response,) = _tool_responses(turn)
+    (response,) = turn.tool_responses
     assert (response["code"], response["policy"]) == ("handler_error", "approver")
 
 
@@ -183,7 +173,7 @@ async def test_a_plugins_bad_return_goes_through_the_return_guard() -> None:
     """A plugin's str from before_tool in policy= is a bad return: the tool is denied."""
     turn = await run_app(_tool_agent(), Lattice(policy=[Approver("yes")]))
     assert ran == []
-    assert _tool_responses(turn)[0]["code"] == "bad_return"
+    assert turn.tool_responses[0]["code"] == "bad_return"
 
 
 async def test_a_plugins_value_wins_at_its_tiers_place(recorder: Recorder) -> None:
@@ -191,7 +181,7 @@ async def test_a_plugins_value_wins_at_its_tiers_place(recorder: Recorder) -> No
     answer = {"status": "denied", "reason": "frozen account"}
     turn = await run_app(_tool_agent(), Lattice(policy=[Approver(answer)], telemetry=[recorder]))
     assert ran == []
-    assert _tool_responses(turn) == [answer]
+    assert turn.tool_responses == [answer]
     (outcome,) = recorder.of("before_tool")
     assert (outcome.acted_by, outcome.acted_tier, outcome.denied) == ("approver", "policy", True)
 
@@ -232,5 +222,5 @@ async def test_tool_call_integrity_refusal_is_a_denial_in_the_policy_tier() -> N
     integrity = ToolCallIntegrityPlugin(b"k" * 32)
     turn = await run_app(_tool_agent(), Lattice(policy=[retarget, integrity]))
     assert ran == []
-    (response,) = _tool_responses(turn)
+    (response,) = turn.tool_responses
     assert (response["code"], response["policy"]) == ("handler_error", "tool_call_integrity")

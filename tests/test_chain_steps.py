@@ -28,16 +28,6 @@ def _agent() -> LlmAgent:
     return LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
 
 
-def _tool_responses(turn: Any) -> list[dict[str, Any]]:
-    return [
-        p.function_response.response
-        for e in turn.events
-        if e.content
-        for p in e.content.parts or []
-        if p.function_response
-    ]
-
-
 async def test_an_acting_handlers_step_measures_its_own_time() -> None:
     """The step of the handler whose value won lasts as long as that handler took."""
     recorder = Recorder()
@@ -81,7 +71,7 @@ async def test_a_refused_value_is_a_rejected_step_naming_the_problem() -> None:
     recorder = Recorder()
     empty = on("before_tool", name="empty")(lambda **_: {})
     turn = await run_app(_agent(), Lattice(handlers=[empty], telemetry=[recorder]))
-    assert _tool_responses(turn) == [{"charge_id": "c1"}]
+    assert turn.tool_responses == [{"charge_id": "c1"}]
     (outcome,) = recorder.of("before_tool")
     (step,) = outcome.steps
     assert (step.handler, step.status) == ("empty", "rejected")
@@ -94,7 +84,7 @@ async def test_a_failing_policy_denies_the_tool_with_a_legible_reason() -> None:
     """A policy that cannot run answers the tool call with a denial saying which and why."""
     broken = on("before_tool", name="limits")(lambda **_: 1 / 0)
     turn = await run_app(_agent(), Lattice(policy=[broken]))
-    assert _tool_responses(turn) == [
+    assert turn.tool_responses == [
         {
             "status": "denied",
             "reason": "the safety check 'limits' could not run, so this call was not allowed",

@@ -32,16 +32,6 @@ def _refund_agent(amount: float = 12.345) -> LlmAgent:
     return LlmAgent(name="billing", model=FakeModel(script), tools=[issue_refund])
 
 
-def _tool_responses(turn: Any) -> list[dict[str, Any]]:
-    return [
-        p.function_response.response
-        for e in turn.events
-        if e.content
-        for p in e.content.parts or []
-        if p.function_response
-    ]
-
-
 def _deny(name: str) -> Any:
     return on("before_tool", name=name)(lambda **_: {"status": "denied", "by": name})
 
@@ -51,7 +41,7 @@ async def test_tiers_run_policy_then_cache_then_handlers() -> None:
     lattice = Lattice(handlers=[_deny("custom")], cache=[_deny("cache")], policy=[_deny("policy")])
     assert lattice.chain("before_tool") == ("policy", "cache", "custom")
     turn = await run_app(_refund_agent(), lattice)
-    assert _tool_responses(turn)[0]["by"] == "policy"
+    assert turn.tool_responses[0]["by"] == "policy"
     assert refunds == []
 
 
@@ -156,7 +146,7 @@ async def test_failing_policy_denies_the_tool_and_the_run_goes_on() -> None:
     lattice = Lattice(policy=[broken])
     turn = await run_app(_refund_agent(), lattice)
     assert refunds == []
-    assert _tool_responses(turn)[0]["status"] == "denied"
+    assert turn.tool_responses[0]["status"] == "denied"
     assert turn.texts[-1] == "Done."
     assert lattice.stats[("error", "before_tool", "broken")] == 1
 
@@ -321,7 +311,7 @@ async def test_lattice_timeout_applies_to_async_handlers_without_their_own() -> 
     lattice = Lattice(policy=[hung], timeout=0.05)
     turn = await run_app(_refund_agent(), lattice)
     assert refunds == []
-    assert _tool_responses(turn)[0]["status"] == "denied"
+    assert turn.tool_responses[0]["status"] == "denied"
     assert lattice.stats[("timeout", "before_tool", "hung")] == 1
 
 
@@ -361,7 +351,7 @@ async def test_policy_returning_the_wrong_type_denies_the_tool(recorder: Recorde
     lattice = Lattice(policy=[approve], telemetry=[recorder])
     turn = await run_app(_refund_agent(), lattice)
     assert refunds == []
-    (response,) = _tool_responses(turn)
+    (response,) = turn.tool_responses
     assert (response["status"], response["code"], response["policy"]) == (
         "denied",
         "bad_return",
