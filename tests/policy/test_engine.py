@@ -70,3 +70,59 @@ def test_found_reports_whether_any_pattern_occurs() -> None:
 def test_a_lone_surrogate_is_scanned_not_refused() -> None:
     """Text holding a lone surrogate (a str can) is matched like any other text."""
     assert PatternSet([r"ignore"]).found("\ud800 ignore")
+
+
+needs_re2 = pytest.mark.skipif(ENGINE != "re2", reason="needs google-re2")
+
+
+@needs_re2
+def test_byte_patterns_read_utf8_unless_asked_for_latin1() -> None:
+    """A byte pattern matches UTF-8 text by default, and Latin-1 bytes when asked to."""
+    from adk_lattice.policy._engine import re2_bytes
+
+    assert re2_bytes("\u00e9t\u00e9").search("\u00e9t\u00e9".encode()) is not None
+    assert re2_bytes("\u00e9t\u00e9", latin1=True).search("\u00e9t\u00e9".encode("latin-1"))
+
+
+@needs_re2
+@pytest.mark.parametrize(
+    ("pattern", "text", "hit"),
+    [
+        (r"x\d", "x\u0663", True),  # an escape at the very end keeps its Unicode meaning
+        (r"\u00e9", "caf\u00e9", True),
+        (r"\U0001F600", "hi \U0001f600", True),
+        (r"[ab]\d", "a\u0663", True),  # after a class ends, \d is a class of its own again
+        (r"[ab]\d", "ab", False),
+        (r"[\d.]+\s", "\u0663.\u2003", True),
+        (r"x[^\d]y", "x\u0663y", False),
+        (r"end\Z", "the end", True),
+    ],
+)
+def test_translated_patterns_match_what_python_re_matches(
+    pattern: str, text: str, hit: bool
+) -> None:
+    """A Python pattern rewritten for RE2 matches exactly the texts Python's re matches."""
+    import re
+
+    from adk_lattice.policy._engine import re2_bytes
+
+    assert bool(re.search(pattern, text)) is hit
+    assert (re2_bytes(to_re2(pattern)).search(text.encode()) is not None) is hit
+
+
+@needs_re2
+def test_a_set_without_multiline_anchors_at_the_text_only() -> None:
+    """With multiline=False, ``^`` matches only at the start of the text, on both engines."""
+    for engine in ("re2", "re"):
+        patterns = PatternSet([r"^b"], multiline=False, engine=engine)
+        assert not patterns.found("a\nb"), engine
+        assert PatternSet([r"^b"], engine=engine).found("a\nb"), engine
+
+
+def test_asking_for_re2_without_it_installed_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PatternSet(engine="re2") names the fix when google-re2 cannot be imported."""
+    from adk_lattice.policy import _engine
+
+    monkeypatch.setattr(_engine, "_re2", None)
+    with pytest.raises(ValueError, match="installed 're2'"):
+        PatternSet(["a"], engine="re2")
