@@ -156,6 +156,33 @@ async def test_a_token_past_the_bound_is_redacted_not_released() -> None:
     assert run.texts[0].startswith(streamed)
 
 
+@pytest.mark.parametrize("split", [600, None], ids=["closed-next-chunk", "one-chunk"])
+async def test_a_token_past_the_bound_in_one_chunk_is_redacted_not_released(
+    split: int | None,
+) -> None:
+    """A token past max_hold that arrives in one chunk is replaced; the text after it streams."""
+    token = "x" * 700
+    text = f"{PREFIX}{token} and the rest."
+    chunks = [text] if split is None else [text[:split], text[split:]]
+    run = await _stream(chunks, RedactPII(max_hold=512))
+    streamed = "".join(run.partial_texts)
+    assert "x" * 60 not in streamed
+    assert streamed.endswith("[REDACTED:SECRET] and the ")  # the last word waits for the end
+    assert run.texts == [f"{PREFIX}[REDACTED:SECRET] and the rest."]
+
+
+async def test_a_block_kind_in_a_stream_stops_it_and_withholds_the_answer() -> None:
+    """A block kind found mid-stream releases nothing more, and the answer is the message."""
+    redactor = RedactPII(strategies={"SSN": "block"})
+    tail = " and the rest of a long answer that must not reach the client either. " * 3
+    text = f"{PREFIX}your ssn is 123-45-6789{tail}"
+    run = await _stream([text[i : i + 16] for i in range(0, len(text), 16)], redactor)
+    streamed = "".join(run.partial_texts)
+    assert "123-45" not in streamed
+    assert "must not reach" not in streamed
+    assert run.texts == [redactor.block_message]
+
+
 async def test_a_key_block_past_the_bound_is_redacted_not_released() -> None:
     """A private-key block longer than max_hold is redacted whole; text after END streams."""
     secret = _pem(3000)
