@@ -121,3 +121,11 @@ def test_dropping_mark_runs_equals_the_place_by_place_fold(text: str) -> None:
     for start in range(len(got.text)):
         for end in (start + 1, len(got.text)):
             assert got.original(start, end) == expected.original(start, end)
+
+
+def test_a_value_broken_by_marks_is_redacted_and_capitals_around_it_kept() -> None:
+    """Markdown marks inside a value do not hide it, and the text around it stays as written."""
+    from adk_lattice.policy import RedactPII
+
+    redacted, _ = RedactPII().scrub("MAX jane.d**oe@example.com XX")
+    assert redacted == "MAX [REDACTED:EMAIL] XX"
