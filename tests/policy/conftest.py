@@ -102,6 +102,17 @@ class Run:
                     out.append(dict(fr.response or {}))
         return out
 
+    def confirmation(self, confirmed: bool) -> types.Content:
+        """The user's answer to the confirmation this turn asked for."""
+        for e in self.events:
+            for fc in e.get_function_calls():
+                if fc.name == "adk_request_confirmation":
+                    reply = types.FunctionResponse(
+                        name="adk_request_confirmation", id=fc.id, response={"confirmed": confirmed}
+                    )
+                    return types.Content(role="user", parts=[types.Part(function_response=reply)])
+        raise AssertionError("no confirmation was requested")
+
     async def send(self, message: types.Content, run_config: RunConfig | None = None) -> Run:
         """Send another message in the same session."""
         events = [

@@ -14,7 +14,6 @@ from google.adk.events.event_actions import EventActions
 from google.adk.runners import Runner
 from google.adk.sessions import BaseSessionService, DatabaseSessionService, InMemorySessionService
 from google.adk.tools.tool_context import ToolContext
-from google.genai import types
 
 from adk_lattice import Lattice, on
 from adk_lattice.policy import (
@@ -249,17 +248,6 @@ def test_lattice_adds_protection_for_keys_its_policies_trust() -> None:
     assert plain.chain("before_run") == ()
 
 
-def _confirm_reply(run: Run, confirmed: bool) -> types.Content:
-    for e in run.events:
-        for fc in e.get_function_calls():
-            if fc.name == "adk_request_confirmation":
-                reply = types.FunctionResponse(
-                    name="adk_request_confirmation", id=fc.id, response={"confirmed": confirmed}
-                )
-                return types.Content(role="user", parts=[types.Part(function_response=reply)])
-    raise AssertionError("no confirmation was requested")
-
-
 async def test_a_non_manager_cannot_approve_their_own_call() -> None:
     """With role= and confirm=True, the requester's own "yes" does not run the call."""
     done: list[float] = []
@@ -273,7 +261,7 @@ async def test_a_non_manager_cannot_approve_their_own_call() -> None:
     agent = _refund_agent(done)
     agent.model = model
     run = await _run(agent, Lattice(policy=[_manager_guard(confirm=True)]))
-    resumed = await run.send(_confirm_reply(run, True))
+    resumed = await run.send(run.confirmation(True))
     assert done == []
     assert resumed.responses("issue_refund")[-1]["code"] == "approver_not_authorised"
 
@@ -292,7 +280,7 @@ async def test_an_approver_check_decides_whose_yes_counts() -> None:
     agent.model = model
     guard = _manager_guard(confirm=True, approver=lambda ctx, c: c.confirmed is True)
     run = await _run(agent, Lattice(policy=[guard]))
-    await run.send(_confirm_reply(run, True))
+    await run.send(run.confirmation(True))
     assert done == [500.0]
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
-from google.genai import types
 
 from adk_lattice import Lattice, on
 from adk_lattice.policy import SumLimit, ToolGuard, ToolRule, sums
@@ -109,17 +108,6 @@ async def test_a_failing_store_denies_by_default(tmp_path: Path) -> None:
     await store.close()
 
 
-def _confirmation(run: Run, confirmed: bool) -> types.Content:
-    for e in run.events:
-        for fc in e.get_function_calls():
-            if fc.name == "adk_request_confirmation":
-                reply = types.FunctionResponse(
-                    name="adk_request_confirmation", id=fc.id, response={"confirmed": confirmed}
-                )
-                return types.Content(role="user", parts=[types.Part(function_response=reply)])
-    raise AssertionError("no confirmation was requested")
-
-
 async def test_crossing_the_cap_can_ask_a_person() -> None:
     """With on_exceed="confirm", the call over the cap waits and runs once approved."""
     done: list[float] = []
@@ -127,7 +115,7 @@ async def test_crossing_the_cap_can_ask_a_person() -> None:
     run = await run_app(_agent(done, _refunds(1, 150.0)), [Lattice(policy=[limit])], "refund")
     assert done == []
     assert run.responses("issue_refund")[0]["status"] == "pending_approval"
-    await run.send(_confirmation(run, True))
+    await run.send(run.confirmation(True))
     assert done == [150.0]
 
 
@@ -168,7 +156,7 @@ async def test_an_approver_decides_whose_yes_counts() -> None:
         approver=lambda ctx, confirmation: False,
     )
     run = await run_app(_agent(done, _refunds(1, 150.0)), [Lattice(policy=[limit])], "refund")
-    resumed = await run.send(_confirmation(run, True))
+    resumed = await run.send(run.confirmation(True))
     assert done == []
     assert resumed.responses("issue_refund")[-1]["code"] == "approver_not_authorised"
 
