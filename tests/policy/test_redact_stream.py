@@ -183,6 +183,17 @@ async def test_a_block_kind_in_a_stream_stops_it_and_withholds_the_answer() -> N
     assert run.texts == [redactor.block_message]
 
 
+async def test_a_block_kind_before_an_over_long_token_stops_the_stream() -> None:
+    """A block kind found with a token past max_hold releases nothing of what follows."""
+    redactor = RedactPII(strategies={"SSN": "block"}, max_hold=512)
+    text = f"{PREFIX}ssn 123-45-6789 {'x' * 700} and more that must not reach the client."
+    run = await _stream([text[:600], text[600:]], redactor)
+    streamed = "".join(run.partial_texts)
+    assert "must not reach" not in streamed
+    assert "123-45" not in streamed
+    assert run.texts == [redactor.block_message]
+
+
 async def test_a_key_block_past_the_bound_is_redacted_not_released() -> None:
     """A private-key block longer than max_hold is redacted whole; text after END streams."""
     secret = _pem(3000)
