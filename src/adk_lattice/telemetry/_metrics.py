@@ -104,9 +104,13 @@ class HookMetrics:
             base = d.decision.removeprefix("would_")
             if base in n.CACHE_RESULTS:
                 result = n.CACHE_RESULTS[base]
-                self.cache.add(1, self._cache_attrs(hook, d.handler, result, d.mode))
+                self.cache.add(
+                    1, self._result_attrs(n.CACHE_RESULT, hook, d.handler, result, d.mode)
+                )
             elif d.tier == "policy":
-                self.policy.add(1, self._decision_attrs(hook, d.handler, d.decision, d.mode))
+                self.policy.add(
+                    1, self._result_attrs(n.DECISION, hook, d.handler, d.decision, d.mode)
+                )
         if outcome.synthesized:
             self.synth.add(1, {n.HOOK: hook, n.REASON: outcome.reason or "unknown"})
 
@@ -122,11 +126,12 @@ class HookMetrics:
             attrs = self.step_attrs(hook, step.handler, step.tier, "pass", None, "enforce")
             self.calls.add(1, attrs)
             self.duration.record(step.duration, attrs)
-        for step in outcome.steps:
             if step.tier == "policy":
-                self.policy.add(1, self._decision_attrs(hook, step.handler, "allow", "enforce"))
+                attrs = self._result_attrs(n.DECISION, hook, step.handler, "allow", "enforce")
+                self.policy.add(1, attrs)
             elif step.tier == "cache" and hook in LOOKUP_HOOKS:
-                self.cache.add(1, self._cache_attrs(hook, step.handler, "miss", "enforce"))
+                attrs = self._result_attrs(n.CACHE_RESULT, hook, step.handler, "miss", "enforce")
+                self.cache.add(1, attrs)
 
     def step_attrs(
         self, hook: str, handler: str, tier: str, status: str, error: str | None, mode: str
@@ -147,20 +152,15 @@ class HookMetrics:
             attrs = self._remember(key, made)
         return attrs
 
-    def _decision_attrs(self, hook: str, handler: str, decision: str, mode: str) -> Attrs:
-        key = ("policy", hook, handler, decision, mode)
+    def _result_attrs(self, name: str, hook: str, handler: str, value: str, mode: str) -> Attrs:
+        """The shared attributes of a decision (``name`` the decision attribute) or a cache
+        result (the cache result attribute) of one handler on one hook."""
+        key = (name, hook, handler, value, mode)
         attrs = self._attrs.get(key)
         if attrs is None:
-            made = {n.HOOK: hook, n.HANDLER: handler, n.DECISION: decision, n.MODE: mode}
-            attrs = self._remember(key, made)
-        return attrs
-
-    def _cache_attrs(self, hook: str, handler: str, result: str, mode: str) -> Attrs:
-        key = ("cache", hook, handler, result, mode)
-        attrs = self._attrs.get(key)
-        if attrs is None:
-            made = {n.HOOK: hook, n.HANDLER: handler, n.CACHE_RESULT: result, n.MODE: mode}
-            attrs = self._remember(key, made)
+            attrs = self._remember(
+                key, {n.HOOK: hook, n.HANDLER: handler, name: value, n.MODE: mode}
+            )
         return attrs
 
     def _remember(self, key: tuple[str | None, ...], attrs: Attrs) -> Attrs:
