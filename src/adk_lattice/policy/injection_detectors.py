@@ -192,10 +192,11 @@ class RulesDetector:
     def _match(self, hits: set[int], source: str, boost: float) -> Finding | None:
         score: dict[str, float] = {}
         names: dict[str, list[str]] = {}
-        for i, rule in enumerate(self.rules):
-            if i in hits:
-                score[rule.family] = score.get(rule.family, 0.0) + rule.weight * boost
-                names.setdefault(rule.family, []).append(rule.name)
+        count = len(self.rules)
+        for i in sorted(i for i in hits if i < count):  # in rule order; probes left out
+            rule = self.rules[i]
+            score[rule.family] = score.get(rule.family, 0.0) + rule.weight * boost
+            names.setdefault(rule.family, []).append(rule.name)
         if sum(score.values()) < 1.0:
             return None
         family = max(score, key=lambda f: score[f])
