@@ -183,3 +183,33 @@ def test_reading_only_the_digit_chains_finds_every_candidate(text: str) -> None:
     assert windowed == [
         m.span() for m in _CANDIDATE.finditer(text) if not _not_a_number(text, *m.span())
     ]
+
+
+def test_every_valid_example_number_passes_the_general_pattern_shortcut() -> None:
+    """The cheap pre-check before full validation rejects no valid number of any region."""
+    from adk_lattice.policy._phone import _general
+
+    numbers = [
+        phonenumbers.example_number_for_type(region, kind)
+        for region in phonenumbers.SUPPORTED_REGIONS
+        for kind in phonenumbers.PhoneNumberType.values()
+    ]
+    numbers += [
+        phonenumbers.example_number_for_non_geo_entity(code)
+        for code in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS
+    ]
+    valid = [n for n in numbers if n is not None and phonenumbers.is_valid_number(n)]
+    assert len(valid) > 1_000
+    rejected = [
+        n
+        for n in valid
+        if (general := _general(n.country_code)) is not None
+        and not general.fullmatch(phonenumbers.national_significant_number(n))
+    ]
+    assert rejected == []
+
+
+def test_an_epoch_timestamp_is_not_a_phone_number() -> None:
+    """Ten digits that no region's numbering plan allows (``1764504000``) are left alone."""
+    text = '{"ts": 1764504000, "next": 1764590400}'
+    assert RedactPII(kinds=["phone"], phone_regions=["US", "DE", "FR"]).scrub(text)[0] == text

@@ -11,6 +11,7 @@ any region. Without the extra, the hand-written pattern of 0.1.0 is the fallback
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
@@ -142,6 +143,25 @@ def check_regions(regions: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
+@functools.cache
+def _general(country_code: int) -> re.Pattern[str] | None:
+    """What every valid number of ``country_code`` matches: the union of its regions' general
+    patterns (libphonenumber tests a number against its region's general pattern before any
+    other); None when a region has none (no shortcut then)."""
+    assert _pn is not None
+    patterns = []
+    for region in _pn.COUNTRY_CODE_TO_REGION_CODE.get(country_code, ()):
+        if region == _pn.REGION_CODE_FOR_NON_GEO_ENTITY:
+            metadata = _pn.PhoneMetadata.metadata_for_nongeo_region(country_code)
+        else:
+            metadata = _pn.PhoneMetadata.metadata_for_region(region)
+        desc = None if metadata is None else metadata.general_desc
+        if desc is None or desc.national_number_pattern is None:
+            return None
+        patterns.append(f"(?:{desc.national_number_pattern})")
+    return re.compile("|".join(patterns)) if patterns else None
+
+
 def _finder(regions: tuple[str, ...]) -> Any:
     assert _pn is not None
     pn = _pn
@@ -152,10 +172,18 @@ def _finder(regions: tuple[str, ...]) -> Any:
         """A cheap parse: is this one valid number for some region?"""
         for region in tried:
             try:
-                if pn.is_valid_number(pn.parse(candidate, region)):
-                    return True
+                number = pn.parse(candidate, region)
             except pn.NumberParseException:
                 continue
+            # The general pattern first (a regex), the full validation (every region of
+            # the country code, every number type) only for what may pass it.
+            general = _general(number.country_code)
+            if general is not None and not general.fullmatch(
+                pn.national_significant_number(number)
+            ):
+                continue
+            if pn.is_valid_number(number):
+                return True
         return False
 
     def confirmed(text: str, start: int, end: int) -> list[tuple[int, int]]:
