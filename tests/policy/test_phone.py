@@ -213,3 +213,88 @@ def test_an_epoch_timestamp_is_not_a_phone_number() -> None:
     """Ten digits that no region's numbering plan allows (``1764504000``) are left alone."""
     text = '{"ts": 1764504000, "next": 1764590400}'
     assert RedactPII(kinds=["phone"], phone_regions=["US", "DE", "FR"]).scrub(text)[0] == text
+
+
+@pytest.mark.parametrize("groups", [8, 9])
+def test_a_number_after_a_long_run_of_digit_groups_is_caught(groups: int) -> None:
+    """A number at the end of a run of digit groups is read whole, wherever the 41-digit
+    candidate pattern cuts the run."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("1234 " * groups + "415 555 0132")
+    assert out == "1234 " * groups + "[REDACTED:PHONE]"
+
+
+def test_a_number_in_a_run_the_budget_ran_out_in_is_withheld() -> None:
+    """When the work budget runs out partway through a run of digit groups, the unread rest
+    of the run, the number at its end included, is redacted, not released."""
+    redact = RedactPII(kinds=["phone"])
+    for groups in range(1_500, 1_530):
+        out, _ = redact.scrub("1234 " * groups + "415 555 0132")
+        assert not out.endswith("0132"), groups
+
+
+def test_the_work_budget_is_one_parse_per_region_for_each_candidate() -> None:
+    """With one region, exactly 1,500 non-numbers are read before the rest are withheld."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("x 1234567 " * 3_000)
+    assert out.count("1234567") == 1_500
+
+
+def test_a_confirmed_number_costs_two_more_parses_per_region() -> None:
+    """With two regions, 100 numbers (6 units each) leave 900 units: 450 non-numbers read."""
+    text = "call 415 555 0132 ok " * 100 + "x 1234567 " * 600
+    out, _ = RedactPII(kinds=["phone"], phone_regions=["US", "DE"]).scrub(text)
+    assert out.count("[REDACTED:PHONE] ok") == 100
+    assert out.count("1234567") == 450
+
+
+def test_a_long_text_gets_one_parse_per_64_characters() -> None:
+    """A 120,010-character text gets 1,875 parses (whole ones), not 1,500."""
+    text = "x 1234567 " * 12_001
+    out, _ = RedactPII(kinds=["phone"]).scrub(text)
+    assert out.count("1234567") == len(text) // 64
+
+
+def test_a_number_of_seventeen_digits_with_an_international_prefix_is_caught() -> None:
+    """``011 49 177 99 1234567`` (US exit code, a German mobile: 17 digits) is one number."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("call 011 49 177 99 1234567 now")
+    assert out == "call [REDACTED:PHONE] now"
+
+
+def test_a_labelled_number_at_the_start_of_a_text_is_left_alone() -> None:
+    """A label at the very start (``Order 415 555 0132``) still marks the digits as an id."""
+    assert RedactPII(kinds=["phone"]).scrub("Order 415 555 0132")[0] == "Order 415 555 0132"
+
+
+def test_a_labelled_id_does_not_stop_the_numbers_after_it() -> None:
+    """After an order number is skipped, a phone number later in the text is still caught."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("order 1234567, call 415 555 0132")
+    assert out == "order 1234567, call [REDACTED:PHONE]"
+
+
+def test_a_number_followed_by_a_colon_and_two_digits_is_caught() -> None:
+    """Only a date and an hour before ``:mm`` is a timestamp: ``415 555 0132:12`` is not."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("call 415 555 0132:12 today")
+    assert out == "call [REDACTED:PHONE]:12 today"
+
+
+def test_a_number_cut_off_before_a_decimal_is_still_read() -> None:
+    """A run whose chain goes on into a decimal number (``12.345678``) is read up to it."""
+    text = "415 555 0132 " + "1234 " * 7 + "123 12.345678"
+    out, _ = RedactPII(kinds=["phone"]).scrub(text)
+    assert out == "[REDACTED:PHONE] " + "1234 " * 7 + "123 12.345678"
+
+
+def test_a_budget_spent_to_zero_withholds_the_next_piece() -> None:
+    """A budget that reaches exactly zero inside a run reads no further piece of it."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("x 1234567 " * 1_498 + "y 1234567 1234567")
+    assert out.endswith("y 1234567 [REDACTED:PHONE]")
+    assert out.count("1234567") == 1_499
+
+
+def test_the_phone_finder_runs_only_on_text_with_seven_digits() -> None:
+    """The libphonenumber detector is gated: a text without a 7-digit chain never runs it."""
+    from adk_lattice.policy._phone import phone_detector
+    from adk_lattice.policy.pii import runnable
+
+    detector = phone_detector(["US"])
+    assert runnable([detector], "call me at six, ext. 12-34") == []
+    assert runnable([detector], "call 415 555 0132") == [detector]

@@ -38,12 +38,6 @@ _MAX_PIECES: Final = 8
 _PIECE: Final = re.compile(r"\S+")
 
 
-def _pieces(m: re.Match[str]) -> list[tuple[int, int]]:
-    """The space-separated pieces of a candidate: a number may be several (``030 1234``),
-    and two numbers side by side are split only at a space, never inside a date."""
-    return [(p.start() + m.start(), p.end() + m.start()) for p in _PIECE.finditer(m[0])]
-
-
 #: Digits one number can have (an international prefix, a country code, 15 digits).
 _ONE_NUMBER: Final = 17
 
@@ -115,6 +109,46 @@ _NOT_A_NUMBER: Final = re.compile(
     r"\d{1,4}([./-])\d{1,2}\1\d{2,4}"  # a date: 04.05.1998, 2024-01-02, 02/01/2024
     r"|\d+\.\d+"  # a decimal number or a coordinate
 )
+
+
+#: Digits that continue a chain after a candidate (at most the 16 more a number may have),
+#: before no letter or digit: the end of a chain the candidate pattern cut.
+_TAIL: Final = re.compile(r"(?:[ .\-/()\u00a0]{0,3}\d){1,16}(?![^\W_])")
+
+
+def _runs(text: str) -> Iterator[tuple[int, int]]:
+    """``(start, end)`` of each run of candidates to read: consecutive candidates with no
+    digit between them, and the digits that end their chain.
+
+    The candidate pattern stops at 41 digits (so it stays linear), which cuts a long chain
+    of digit groups wherever the count falls; a number may straddle the cut (``1234 1234
+    ... 415 | 555 0132``), so the candidates on both sides, and a tail too short to be a
+    candidate itself, are read as one run. A candidate after a label (``order``,
+    ``invoice``...) or that is a date or a decimal number is skipped, and ends the run.
+    """
+    start = end = -1
+    for window in _windows(text):
+        for m in _CANDIDATE.finditer(text, *window):
+            if start >= 0 and any(c.isdigit() for c in text[end : m.start()]):
+                yield start, _tail(text, end)
+                start = -1
+            if _NOT_A_NUMBER.fullmatch(m[0]) or _LABEL.search(
+                text, max(0, m.start() - 32), m.start()
+            ):
+                if start >= 0:
+                    yield start, end  # the skipped candidate follows at once: no tail
+                    start = -1
+                continue
+            start, end = (m.start() if start < 0 else start), m.end()
+        if start >= 0:
+            yield start, _tail(text, end)
+            start = -1
+
+
+def _tail(text: str, end: int) -> int:
+    """Where the chain a candidate ending at ``end`` belongs to ends."""
+    tail = _TAIL.match(text, end)
+    return end if tail is None else tail.end()
 
 
 def _not_a_number(text: str, start: int, end: int) -> bool:
@@ -205,17 +239,11 @@ def _finder(regions: tuple[str, ...]) -> Any:
 
     def find(text: str) -> Iterator[tuple[int, int]]:
         budget = max(WORK_BUDGET, len(text) // CHARS_PER_UNIT)
-        # Only the chains of digits are read by the pattern with look-behinds.
-        candidates = (m for w in _windows(text) for m in _CANDIDATE.finditer(text, *w))
-        for m in candidates:
-            if _NOT_A_NUMBER.fullmatch(m[0]) or _LABEL.search(
-                text, max(0, m.start() - 32), m.start()
-            ):
+        for run_start, run_end in _runs(text):
+            if budget <= 0:  # past the budget a run of candidates counts as a number
+                yield run_start, run_end
                 continue
-            if budget <= 0:  # past the budget a candidate counts as a number
-                yield m.span()
-                continue
-            pieces = _pieces(m)
+            pieces = [p.span() for p in _PIECE.finditer(text, run_start, run_end)]
             i = 0
             while i < len(pieces) and budget > 0:
                 hit: tuple[int, list[tuple[int, int]]] | None = None
@@ -236,6 +264,8 @@ def _finder(regions: tuple[str, ...]) -> Any:
                     i = hit[0] + 1
                 else:
                     i += 1
+            if i < len(pieces):  # the budget ran out inside this run: the rest is a number
+                yield pieces[i][0], pieces[-1][1]
 
     return find
 
