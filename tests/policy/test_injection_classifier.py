@@ -334,10 +334,11 @@ def test_windows_go_through_the_model_batch_size_at_a_time(
 ) -> None:
     """Windows are scored ``batch_size`` at a time (8 by default, at least 1): memory is bounded."""
     options = {} if batch_size is None else {"batch_size": batch_size}
-    detector = ClassifierDetector(model_dir, **options)
+    model = _loaded(model_dir)
+    detector = ClassifierDetector(model, tokenizer=model_dir, **options)
     text = "hello world " * 100
     assert len(detector.windows(text)) == 9
     calls: list[int] = []
-    detector._model.register_forward_hook(lambda *_: calls.append(1), with_kwargs=True)
+    model.register_forward_hook(lambda *_: calls.append(1), with_kwargs=True)
     detector.scores(text)
     assert len(calls) == passes
