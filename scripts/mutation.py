@@ -20,6 +20,10 @@ Usage::
     python scripts/mutation.py --sample 60      # at most 60 mutants a module, the same each run
     python scripts/mutation.py --changed main   # only the modules changed since main
 
+Test files the shared selection leaves out (the torch classifier's) are asked back for the
+module they measure (``OWN_TESTS``): that module's pass collects them once, in the process
+mutmut forks each mutant from.
+
 A sampled pass picks each module's mutants by a hash of their names, so the same sample is
 run again after new tests (and a larger ``--sample`` adds to it). Its report gives, beside
 the score over the mutants checked, the Wilson 95% lower bound on the module's score.
@@ -32,6 +36,7 @@ import fnmatch
 import hashlib
 import json
 import math
+import os
 import subprocess
 import sys
 import tomllib
@@ -63,6 +68,14 @@ def _measured() -> tuple[str, ...]:
 
 #: The modules measured, in the order a pass runs them.
 MODULES = _measured()
+
+#: Test files ``[tool.mutmut]`` leaves out of every pass (``--ignore``: importing torch takes
+#: longer than most modules' tests), asked back for the one module they measure. Its pass
+#: collects them in mutmut's parent process, so torch is imported once there and every
+#: mutant's fork starts with it loaded (see ``pytest_ignore_collect`` in tests/conftest.py).
+OWN_TESTS = {"policy.injection_classifier": ("tests/policy/test_injection_classifier.py",)}
+#: The variable that asks them back.
+OWN_TESTS_VAR = "ADK_LATTICE_MUTATION_TESTS"
 
 #: mutmut's exit codes, grouped as the report counts them.
 STATUS = {1: "killed", 3: "killed", 0: "survived", 36: "timeout", 24: "timeout", -24: "timeout"}
@@ -130,6 +143,14 @@ def changed_modules(base: str, modules: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(m for m in modules if m in paths)
 
 
+def env(module: str) -> dict[str, str]:
+    """The environment of a module's mutmut run: its own test files asked back, if any."""
+    out = {k: v for k, v in os.environ.items() if k != OWN_TESTS_VAR}
+    if module in OWN_TESTS:
+        out[OWN_TESTS_VAR] = os.pathsep.join(OWN_TESTS[module])
+    return out
+
+
 def _meta(module: str) -> Path:
     return ROOT / "mutants" / "src" / PACKAGE / (module.replace(".", "/") + ".py.meta")
 
@@ -160,6 +181,7 @@ def _generate(module: str) -> None:
     subprocess.run(
         [MUTMUT, "run", f"{PACKAGE}.{module}.__none__"],
         cwd=ROOT,
+        env=env(module),
         capture_output=True,
         check=False,
     )
@@ -255,7 +277,7 @@ def main() -> int:
             print(f"mutation: {module}: {len(names)} to run", flush=True)
             if names:
                 cmd = [MUTMUT, "run", "--max-children", str(args.max_children)]
-                subprocess.run([*cmd, *names], cwd=ROOT, check=False)
+                subprocess.run([*cmd, *names], cwd=ROOT, env=env(module), check=False)
     results = [collect(m, equivalent) for m in modules]
     text = report(results)
     (ROOT / args.output).write_text(text)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -51,3 +52,27 @@ def test_every_measured_file_is_listed(mutation) -> None:  # type: ignore[no-unt
     assert {"_dispatch", "_handlers", "stores._redis", "policy.redact"} <= set(mutation.MODULES)
     assert "policy._confusables" not in mutation.MODULES
     assert not any(m.endswith("__init__") for m in mutation.MODULES)
+
+
+def test_only_the_classifier_pass_asks_its_ignored_tests_back(mutation) -> None:  # type: ignore[no-untyped-def]
+    """The torch tests every pass ignores are asked back for the classifier module alone."""
+    args = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
+    own = mutation.OWN_TESTS["policy.injection_classifier"]
+    assert all(f"--ignore={path}" in args["pytest_add_cli_args"] for path in own)
+    assert mutation.env("policy.injection_classifier")[mutation.OWN_TESTS_VAR] == own[0]
+    assert mutation.OWN_TESTS_VAR not in mutation.env("policy.injection")
+
+
+def test_an_ignored_file_is_collected_when_a_pass_asks_it_back(
+    monkeypatch: pytest.MonkeyPatch, pytestconfig: pytest.Config
+) -> None:
+    """``--ignore`` still leaves the file out unless the variable names it."""
+    from tests.conftest import MUTATION_TESTS, pytest_ignore_collect
+
+    monkeypatch.chdir(ROOT)
+    path = ROOT / "tests/policy/test_injection_classifier.py"
+    monkeypatch.delenv(MUTATION_TESTS, raising=False)
+    assert pytest_ignore_collect(path, pytestconfig) is None
+    monkeypatch.setenv(MUTATION_TESTS, "tests/policy/test_injection_classifier.py")
+    assert pytest_ignore_collect(path, pytestconfig) is False
+    assert pytest_ignore_collect(ROOT / "tests/policy/test_injection.py", pytestconfig) is None
