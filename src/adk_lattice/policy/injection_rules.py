@@ -111,9 +111,9 @@ def build_rules() -> tuple[Rule, ...]:
             roleplay,
             r"\b(?:no|without(?:\s+any)?|free\s+(?:of|from)(?:\s+all)?|not\s+(?:bound|restrained|limited|"
             r"restricted|constrained|governed)\s+by(?:\s+any)?|"
-            r"(?:don'?t|do\s+not|doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:have\s+(?:any\s+)?|"
-            r"(?:need|have)\s+to\s+(?:follow|abide\s+by|adhere\s+to|obey|comply\s+with)\s+(?:any\s+|"
-            r"the\s+)?)|broken\s+free\s+of(?:\s+the)?|bypass(?:es|ing)?(?:\s+all)?|ignores?\s+all)"
+            r"(?:don'?t|do\s+not|doesn'?t|does\s+not|won'?t|will\s+not)\s+(?:have(?:\s+any)?|"
+            r"(?:need|have)\s+to\s+(?:follow|abide\s+by|adhere\s+to|obey|comply\s+with)(?:\s+any|"
+            r"\s+the)?)|broken\s+free\s+of(?:\s+the)?|bypass(?:es|ing)?(?:\s+all)?|ignores?\s+all)"
             r"\s+(?:a\s+|your\s+|or\s+|and\s+|typical\s+|usual\s+|ethical\s+|moral\s+|content\s+|safety\s+|openai'?s?\s+|"
             r"programming\s+|any\s+)*" + limits + r"\b",
         ),
