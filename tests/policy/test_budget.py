@@ -265,3 +265,31 @@ def test_a_malformed_budget_fails_saying_what_is_wrong(
     """A malformed cap or window fails at construction with a message naming the field."""
     with pytest.raises(ValueError, match=message):
         Budget("session", **fields)
+
+
+@pytest.mark.parametrize(
+    ("prices", "error", "message"),
+    [
+        ((True, 1.0), TypeError, "^prices are numbers \\(currency units per million tokens\\)$"),
+        ((1.0, "2"), TypeError, "^prices are numbers \\(currency units per million tokens\\)$"),
+        ((1.0, -0.5), ValueError, "^prices must be finite and non-negative$"),
+        ((float("inf"), 1.0), ValueError, "^prices must be finite and non-negative$"),
+    ],
+    ids=["bool-input", "text-output", "negative-output", "infinite-input"],
+)
+def test_a_malformed_price_fails_saying_what_is_wrong(
+    prices: tuple[Any, Any], error: type[Exception], message: str
+) -> None:
+    """A price that is not a finite, non-negative number fails at construction."""
+    with pytest.raises(error, match=message):
+        Price(*prices)
+
+
+def test_a_free_model_is_priced_at_zero() -> None:
+    """A price of zero is accepted, and a call on it costs nothing."""
+    assert Price(0, 0).micros(1_000, 1_000) == 0
+
+
+def test_a_call_costs_its_tokens_at_the_price_per_million() -> None:
+    """A call's cost in millionths is each token count times its price, rounded up."""
+    assert Price(0.30, 2.50).micros(1_000, 101) == 553  # 300 + 252.5, rounded up
