@@ -293,3 +293,35 @@ def test_a_free_model_is_priced_at_zero() -> None:
 def test_a_call_costs_its_tokens_at_the_price_per_million() -> None:
     """A call's cost in millionths is each token count times its price, rounded up."""
     assert Price(0.30, 2.50).micros(1_000, 101) == 553  # 300 + 252.5, rounded up
+
+
+class _Thinking(FakeModel):
+    """A scripted model whose final responses also report 30 thinking tokens."""
+
+    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+        async for response in super().generate_content_async(llm_request, stream):
+            if response.usage_metadata is not None:
+                response.usage_metadata.thoughts_token_count = 30
+            yield response
+
+
+async def test_thinking_tokens_count_as_output_tokens() -> None:
+    """20 output and 30 thinking tokens a call spend 50 of an output cap of 101 each time."""
+    call = ScriptedResponse(function_calls=[("lookup", {"charge_id": "c1"})], output_tokens=20)
+    model = _Thinking([call] * 5 + [ScriptedResponse.text("done", output_tokens=20)])
+    await Replica(model, TokenBudget([Budget("invocation", output_tokens=101)])).turn()
+    assert model.calls == 3  # 50, 100, 150: the fourth call is refused
+
+
+async def test_an_output_cap_is_reached_exactly_at_its_tokens() -> None:
+    """Calls spending 50 output tokens each reach an output cap of 101 on the third call."""
+    model = looping(5, tokens_out=50)
+    await Replica(model, TokenBudget([Budget("invocation", output_tokens=101)])).turn()
+    assert model.calls == 3
+
+
+async def test_a_call_without_output_tokens_spends_none() -> None:
+    """A response reporting no output tokens leaves an output cap of one untouched."""
+    model = looping(3, tokens_out=0)
+    await Replica(model, TokenBudget([Budget("invocation", output_tokens=1)])).turn()
+    assert model.calls == 4
