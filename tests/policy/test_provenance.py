@@ -441,3 +441,15 @@ def test_a_sub_agent_is_handed_the_users_emails_urls_and_ids() -> None:
         tokens = tokens_of(kind, said)
         assert tokens
         assert {token_hash(salt, kind, t) for t in tokens} <= handed
+
+
+def test_a_denial_is_counted_per_tool_and_noted_by_the_guards_name() -> None:
+    """An ungrounded call is counted as denied, per tool, and noted under the guard's name."""
+    g = guard(name="payments")
+    ctx = context("pay my landlord")
+    check(g, ctx, recipient=ATTACKER, amount=1)
+    assert (g.counts.get("denied"), g.counts.get("denied:send_money")) == (1, 1)
+    outcome = Outcome(hook="before_tool", args={"tool_context": ctx})
+    assert [(n.handler, n.reason) for n in notes_of(outcome)] == [
+        ("payments", "ungrounded_argument:recipient,amount")
+    ]
