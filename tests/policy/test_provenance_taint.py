@@ -11,8 +11,12 @@ from adk_lattice.policy import Consequential, ProvenanceGuard, provenance_values
 from adk_lattice.policy.provenance_taint import (
     TAINT_KEY,
     instruction_text,
+    read_taint,
+    scalars,
+    select,
     session_hash,
     token_hash,
+    trusted_leaves,
 )
 from adk_lattice.state import StateKey
 from adk_lattice.testing import function_tool
@@ -149,3 +153,62 @@ def _booking() -> Any:
 
 def rooms(**options: Any) -> ProvenanceGuard:
     return ProvenanceGuard({"book_room": Consequential(args={"room": "id"})}, **options)
+
+
+def test_an_inherited_session_reads_only_its_callers_hashes() -> None:
+    """A nested session trusts the token hashes its caller handed it, never its own entry's."""
+    mine, caller = session_hash("nested"), session_hash("caller")
+    state = {
+        TAINT_KEY: {
+            "v": 1,
+            "s": {
+                mine: {"src": [], "inh": True, "tok": ["own"]},
+                caller: {"src": ["read_inbox"], "inh": False, "tok": ["given", 7]},
+            },
+        }
+    }
+    assert read_taint(state, "nested").hashed == {caller: frozenset({"given"})}
+
+
+def test_a_token_hash_is_sixteen_hex_characters_even_for_a_lone_surrogate() -> None:
+    """Hashing never fails on text UTF-8 cannot encode, and is 16 hex characters long."""
+    digest = token_hash("salt", "id", "a\ud800b")
+    assert len(digest) == 16 and int(digest, 16) >= 0
+    assert digest != token_hash("salt", "id", "a\ud801b")
+
+
+def _deep(depth: int, leaf: object, box: str) -> object:
+    value = leaf
+    for _ in range(depth):
+        value = {"k": value} if box == "dict" else [value]
+    return value
+
+
+@pytest.mark.parametrize("box", ["dict", "list"])
+def test_leaves_are_read_down_to_twenty_levels_and_no_deeper(box: str) -> None:
+    """A leaf inside 20 nested containers is read; inside 21 it is not."""
+    assert list(scalars(_deep(20, "x", box))) == ["x"]
+    assert list(scalars(_deep(21, "x", box))) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "found"),
+    [
+        (("rows", "*", "iban"), ["A", "B"]),
+        (("rows", "1", "iban"), ["B"]),
+        (("rows", "2", "iban"), []),
+        (("rows", "x"), []),
+        (("meta", "*"), ["m1", "m2"]),
+    ],
+)
+def test_a_trusted_field_path_selects_its_values(path: tuple[str, ...], found: list[str]) -> None:
+    """Paths pick mapping keys, list items by index (in range) and * for every item."""
+    response = {"rows": [{"iban": "A"}, {"iban": "B"}], "meta": {"a": "m1", "b": "m2"}}
+    assert list(select(response, path)) == found
+
+
+def test_a_tool_not_trusted_gives_no_leaves() -> None:
+    """trust=False reads nothing from a response; True reads every leaf."""
+    response = {"a": "x", "b": [1, "y"]}
+    assert list(trusted_leaves(response, False)) == []
+    assert list(trusted_leaves(response, True)) == ["x", "1", "y"]
