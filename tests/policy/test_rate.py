@@ -20,12 +20,13 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools.function_tool import FunctionTool
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.cache import ResponseCache
 from adk_lattice.policy import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from adk_lattice.policy._common import DENIAL_STATE_KEY
 from adk_lattice.state import StateKey
 from adk_lattice.stores import MemoryStore, RedisStore, SQLiteStore
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.cache.rig import Rig, text_of
 
@@ -536,3 +537,68 @@ async def test_a_redis_counter_does_not_retry_a_stalled_server() -> None:
         server.close()
         await server.wait_closed()
     assert len(accepted) == 1
+
+
+async def test_memory_counter_keeps_up_to_max_keys_and_no_more() -> None:
+    """The counter drops keys only past max_keys: at 100,000 by default, at max_keys if set."""
+    clock = Clock()
+    store = MemoryCounter(clock=clock, max_keys=3)
+    for key in ("a", "b", "c"):
+        await store.incr(key, 60)
+    assert [await store.incr(key, 60) for key in ("a", "b", "c")] == [2, 2, 2]
+    await store.incr("d", 60)  # the fourth key pushes out the oldest
+    assert await store.incr("a", 60) == 1
+    default = MemoryCounter()
+    for i in range(100_000):
+        default._counts[f"k{i}"] = (1, 1e18)
+    await default.incr("new", 60)
+    assert len(default._counts) == 100_000
+
+
+async def test_memory_counter_window_ends_exactly_at_its_length() -> None:
+    """A window of 10 s started at 0 is over at 10: the count starts again there."""
+    clock = Clock()
+    store = MemoryCounter(clock=clock)
+    assert await store.incr("k", 10) == 1
+    clock.now = 10
+    assert await store.incr("k", 10) == 1
+
+
+async def test_expired_counters_are_purged_first_when_full() -> None:
+    """When full, counters whose window ended go before live ones."""
+    clock = Clock()
+    store = MemoryCounter(clock=clock, max_keys=2)
+    await store.incr("live", 100)
+    await store.incr("brief", 5)
+    clock.now = 5  # "brief" ends exactly now
+    await store.incr("new", 100)
+    assert await store.incr("live", 100) == 2
+
+
+@pytest.mark.parametrize("hook", ["before_model", "before_agent", "before_tool"])
+async def test_a_store_outage_reads_its_own_message(ctx: Any, hook: str) -> None:
+    """With the counter store down, the user reads the unavailable message, not the limit's."""
+    limit = RateLimit(5, 60, store=_BrokenCounter(), hook=hook, name="rl")  # type: ignore[arg-type]
+    c = await ctx()
+    out = await getattr(limit, hook)(
+        **{
+            "before_model": {"callback_context": c, "llm_request": None},
+            "before_agent": {"agent": None, "callback_context": c},
+            "before_tool": {"tool": None, "tool_args": {}, "tool_context": c},
+        }[hook]
+    )
+    if hook == "before_tool":
+        assert out["reason"] == "the rate limit could not be checked (counter store unavailable)"
+        assert out["policy"] == "rl"
+    else:
+        text = (out.content if hook == "before_model" else out).parts[0].text
+        assert text == limit.unavailable_message
+    assert c.state[DENIAL_STATE_KEY] == {
+        "policy": "rl",
+        "reason": "rate_limit_unavailable",
+        "limit": 5,
+    }
+    outcome = Outcome(
+        hook=hook, args={("tool_context" if hook == "before_tool" else "callback_context"): c}
+    )
+    assert [n.handler for n in notes_of(outcome)] == ["rl"]
