@@ -131,3 +131,21 @@ def test_withheld_media_is_reported_as_a_change_of_kind_media() -> None:
     )
     assert out == WITHHELD_MEDIA
     assert found.changed is True and found.kinds == {"MEDIA"}
+
+
+def test_suffixed_and_parameterised_types_count_as_text() -> None:
+    """+xml and +json types count as text, parameters after ";" and case aside."""
+    assert all(map(is_text_mime, ["application/atom+xml", "Application/Ld+JSON; charset=utf-8"]))
+
+
+def test_undecodable_text_media_is_withheld_when_media_is_withheld() -> None:
+    """A "text" blob whose bytes are not UTF-8 is treated as opaque media: withheld."""
+    blob = types.Blob(data=b"\xff\xfe secret", mime_type="text/plain")
+    found = Found()
+    out = Walker(_upper, media="withhold").blob(blob, found)
+    assert out != blob and found.changed
+
+
+def test_non_string_keys_are_kept_and_their_values_scrubbed() -> None:
+    """A dict with number keys keeps them; its string values are scrubbed."""
+    assert Walker(_upper).node({1: "secret", 2.5: "plain"}, Found()) == {1: "[X]", 2.5: "plain"}
