@@ -98,3 +98,13 @@ def test_bytes_and_dates_outside_the_contents_are_keyed_as_json_text() -> None:
         "start_time": "2026-01-01T00:00:00Z",
         "end_time": "2026-01-02T00:00:00Z",
     }
+
+
+def test_an_instruction_list_is_in_the_key_material_item_by_item() -> None:
+    """Each item of a list instruction is in the material: text as text, parts as JSON."""
+    image = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x00\x01"))
+    material = request_material(_request(system_instruction=["Match this style.", image]))
+    assert material["system_instruction"] == [
+        "Match this style.",
+        {"inline_data": {"data": "AAE=", "mime_type": "image/png"}},
+    ]
