@@ -280,3 +280,35 @@ def test_tokens_from_several_texts_are_gathered() -> None:
 def test_a_host_written_with_its_final_dot_is_the_same_host() -> None:
     """https://example.com./docs is the page https://example.com/docs the user gave."""
     assert Grounding(["see https://example.com/docs"]).grounded("url", "https://example.com./docs")
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "normal"),
+    [
+        ("number", "1_000", "1000"),
+        ("number", "1 000.50", "1000.5"),
+        ("number", "12.0", "12"),
+        ("number", "EUR 1,500.00", "1500"),
+        ("phone", "12345", "12345"),
+        ("phone", "1" * 20, "1" * 20),
+        ("phone", "00000", "0"),
+        ("iban", "DE89-3704-0044-0532-0130-00", "DE89370400440532013000"),
+        ("id", "@bob", "bob"),
+        ("id", "#ticket-42#", "ticket-42#"),
+        ("id", "  (TK-42).  ", "tk-42"),
+    ],
+)
+def test_a_value_is_compared_in_its_normal_form(kind: str, value: str, normal: str) -> None:
+    """Separators, currency, zeros, case and marks around an id are normalised away."""
+    assert normalise(kind, value) == normal
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [("phone", "1234"), ("phone", "1" * 21), ("email", "x"), ("iban", "DE89"), ("url", "x")],
+)
+def test_a_malformed_value_names_its_kind(kind: str, value: str) -> None:
+    """A value that is not of its kind raises Malformed carrying the kind."""
+    with pytest.raises(Malformed) as caught:
+        normalise(kind, value)
+    assert caught.value.args == (kind,)
