@@ -453,3 +453,17 @@ def test_a_denial_is_counted_per_tool_and_noted_by_the_guards_name() -> None:
     assert [(n.handler, n.reason) for n in notes_of(outcome)] == [
         ("payments", "ungrounded_argument:recipient,amount")
     ]
+
+
+def test_every_user_message_and_the_instruction_ground_together() -> None:
+    """A value the user typed in a later message grounds, and so does the instruction's,
+    whatever the user said in between."""
+    agent = LlmAgent(name="agent", model=FakeModel(), instruction=f"Refunds go to {ATTACKER}.")
+    inv = invocation_context(agent=agent)
+    for text in ("hello", "pay DE89370400440532013000 please", "thanks"):
+        content = types.Content(role="user", parts=[types.Part(text=text)])
+        inv.session.events.append(Event(author="user", invocation_id="i0", content=content))
+    ctx = tool_context(invocation=inv)
+    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    assert check(guard(), ctx, recipient="DE89370400440532013000", amount=None) is None
+    assert check(guard(), ctx, recipient=ATTACKER, amount=None) is None
