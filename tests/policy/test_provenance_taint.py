@@ -5,11 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from google.adk.events.event import Event
 from google.genai import types
 
 from adk_lattice.policy import Consequential, ProvenanceGuard, provenance_values
 from adk_lattice.policy.provenance_taint import (
     TAINT_KEY,
+    capped,
+    capped_pairs,
     instruction_text,
     read_taint,
     scalars,
@@ -17,6 +20,7 @@ from adk_lattice.policy.provenance_taint import (
     session_hash,
     token_hash,
     trusted_leaves,
+    user_texts,
 )
 from adk_lattice.state import StateKey
 from adk_lattice.testing import function_tool
@@ -212,3 +216,36 @@ def test_a_tool_not_trusted_gives_no_leaves() -> None:
     response = {"a": "x", "b": [1, "y"]}
     assert list(trusted_leaves(response, False)) == []
     assert list(trusted_leaves(response, True)) == ["x", "1", "y"]
+
+
+def test_trusted_text_is_capped_at_its_budget_the_last_text_cut() -> None:
+    """Texts are kept in order until the budget is used: the last one cut, the rest dropped."""
+    assert capped(["abc", "defg", "hi"], budget=5) == ["abc", "de"]
+    assert capped(["abc", "de", "x"], budget=5) == ["abc", "de"]
+    assert capped(["a", "b"], budget=1) == ["a"]
+    assert capped_pairs([("abc", ("e",)), ("defg", ()), ("hi", ())], budget=5) == [
+        ("abc", ("e",)),
+        ("de", ()),
+    ]
+    assert capped_pairs([("a", ()), ("b", ())], budget=1) == [("a", ())]
+
+
+def test_only_the_users_own_messages_are_their_words() -> None:
+    """Text of user-authored events counts; an agent's text or an empty event does not."""
+
+    def event(author: str, text: str | None) -> Event:
+        parts = [types.Part(text=text)] if text is not None else []
+        return Event(
+            author=author, invocation_id="i", content=types.Content(role="user", parts=parts)
+        )
+
+    events = [event("user", "first"), event("assistant", "not theirs"), event("user", None),
+              Event(author="user", invocation_id="i"), event("user", "second")]  # fmt: skip
+    assert list(user_texts(events)) == ["second", "first"]
+
+
+def test_a_session_entry_of_the_wrong_shape_has_no_sources() -> None:
+    """A taint entry that is not a mapping, or whose sources are not a list, names none."""
+    for entry in ("garbage", {"src": "read_inbox"}):
+        taint = read_taint({TAINT_KEY: {"v": 1, "s": {"another": entry}}}, "s")
+        assert taint.sources == ()
