@@ -467,3 +467,24 @@ def test_every_user_message_and_the_instruction_ground_together() -> None:
     guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
     assert check(guard(), ctx, recipient="DE89370400440532013000", amount=None) is None
     assert check(guard(), ctx, recipient=ATTACKER, amount=None) is None
+
+
+def test_the_denial_of_several_values_reads_in_the_plural() -> None:
+    """Several ungrounded arguments: "do not appear", and the user is asked to state them."""
+    out = check(guard(), context("pay my landlord"), recipient=ATTACKER, amount=12)
+    assert out["reason"] == (
+        "the arguments recipient, amount of this send_money call do not appear in anything the "
+        "user or a trusted source provided, and untrusted content is in context; ask the user "
+        "to state them"
+    )
+
+
+def test_arguments_that_are_not_an_object_are_denied_saying_so() -> None:
+    """Non-object arguments are denied with that reason, every declared argument named."""
+    ctx = context()
+    out = guard().before_tool(tool=SEND, tool_args=[ATTACKER], tool_context=ctx)
+    assert (out["reason"], out["arguments"]) == (
+        "arguments must be an object",
+        ["recipient", "amount"],
+    )
+    assert noted(ctx, "before_tool") == [("deny", "ungrounded_argument:recipient,amount")]
