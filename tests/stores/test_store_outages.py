@@ -134,3 +134,24 @@ async def test_a_failed_delete_is_an_error_not_a_crash(caplog: pytest.LogCapture
     )
     assert await store.delete_prefix("a:") == 0
     assert (store.stats["errors"], store.stats.get("deletes", 0)) == (2, 0)
+
+
+async def test_a_failed_delete_prefix_is_logged_by_its_name(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A delete_prefix starting an outage logs the call's name and the error type."""
+    store = Flaky()
+    store.down = True
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.stores"):
+        assert await store.delete_prefix("a:") == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        "adk_lattice: store 'flaky' failed on delete_prefix (ConnectionError); treating it as a miss"
+    ]
+
+
+async def test_every_delete_is_counted() -> None:
+    """Two deletes count two."""
+    store = Flaky()
+    await store.delete("a")
+    await store.delete("b")
+    assert store.stats["deletes"] == 2
