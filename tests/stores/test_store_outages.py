@@ -145,7 +145,8 @@ async def test_a_failed_delete_prefix_is_logged_by_its_name(
     with caplog.at_level(logging.WARNING, logger="adk_lattice.stores"):
         assert await store.delete_prefix("a:") == 0
     assert [r.getMessage() for r in caplog.records] == [
-        "adk_lattice: store 'flaky' failed on delete_prefix (ConnectionError); treating it as a miss"
+        "adk_lattice: store 'flaky' failed on delete_prefix (ConnectionError);"
+        " treating it as a miss"
     ]
 
 
