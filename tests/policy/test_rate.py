@@ -604,3 +604,96 @@ async def test_a_store_outage_reads_its_own_message(ctx: Any, hook: str) -> None
         hook=hook, args={("tool_context" if hook == "before_tool" else "callback_context"): c}
     )
     assert [n.handler for n in notes_of(outcome)] == ["rl"]
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"limit": -1}, ValueError, "^limit must be a non-negative integer$"),
+        ({"limit": 1.5}, ValueError, "^limit must be a non-negative integer$"),
+        ({"window_seconds": 0}, ValueError, "^window_seconds must be positive$"),
+        ({"per": "session"}, TypeError, "^per must be 'user' or a declared StateKey$"),
+        ({"on_store_error": "skip"}, ValueError, "^on_store_error must be 'deny' or 'allow'$"),
+        (
+            {"store": object()},
+            TypeError,
+            r"^store must be a Store or have async incr\(key, window\), got object$",
+        ),
+    ],
+)
+def test_a_bad_setting_fails_with_its_fix(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """Each setting mistake fails at construction with the rule as written."""
+    settings: dict[str, Any] = {"limit": 1, "window_seconds": 60, **options}
+    with pytest.raises(error, match=message):
+        RateLimit(**settings)
+
+
+def test_a_window_under_a_second_is_accepted() -> None:
+    """window_seconds may be any positive length, under a second too."""
+    assert RateLimit(1, 0.5).window_seconds == 0.5
+
+
+def test_the_per_key_is_protected_and_the_store_named_after_the_limit() -> None:
+    """A per= StateKey is among the state keys (protected); the default store is named
+    after the handler; a per-user limit trusts no state key."""
+    limit = RateLimit(1, 60, per=TENANT, name="per-tenant")
+    assert (limit.state_keys, limit.store.name) == ((TENANT,), "per-tenant")  # type: ignore[attr-defined]
+    assert RateLimit(1, 60).state_keys == ()
+
+
+async def test_two_limits_on_one_store_count_apart(ctx: Any) -> None:
+    """Two differently named limits sharing a store each count their own calls."""
+    store = MemoryStore()
+    first, second = RateLimit(1, 60, store=store, name="a"), RateLimit(1, 60, store=store, name="b")
+    c = await ctx()
+    assert await first.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+    assert await second.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+
+
+async def test_only_the_listed_tools_are_limited() -> None:
+    """With tools=, a tool not listed is never counted or refused."""
+
+    def ping() -> dict[str, Any]:
+        """Ping."""
+        return {"pong": True}
+
+    def pong() -> dict[str, Any]:
+        """Pong."""
+        return {"ping": True}
+
+    model = FakeModel([ScriptedResponse.call("pong"), ScriptedResponse.text("ok")])
+    agent = LlmAgent(name="assistant", model=model, tools=[ping, pong])
+    limit = RateLimit(0, 60, hook="before_tool", tools={"ping"})
+    run = await run_app(agent, [Lattice(policy=[limit])], "go")
+    assert run.responses("pong") == [{"ping": True}]
+
+
+class _Switch:
+    """A counter store that can be taken down and brought back."""
+
+    def __init__(self) -> None:
+        self.down = False
+        self.n = 0
+
+    async def incr(self, key: str, window_seconds: float) -> int:
+        if self.down:
+            raise ConnectionError("down")
+        self.n += 1
+        return self.n
+
+
+async def test_each_outage_is_logged_with_the_error_type(
+    ctx: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An outage, a recovery and a second outage log two warnings naming the error type."""
+    store = _Switch()
+    limit = RateLimit(100, 60, store=store)
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.policy"):
+        for down in (True, False, True):
+            store.down = down
+            await limit.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2
+    assert all("(ConnectionError)" in w for w in warnings)
