@@ -455,3 +455,23 @@ def test_a_protected_key_that_is_not_a_name_is_refused(key: Any, kind: str) -> N
         TypeError, match=f"^a protected key is a StateKey or a key name, not {kind}$"
     ):
         ProtectState(keys=[key])
+
+
+async def test_refusals_in_one_run_are_all_readable_later() -> None:
+    """A client write refused at the start and a tool write refused later in the same run
+    are both readable by later policies, not only the newest."""
+    told: list[tuple[bool, bool]] = []
+
+    @on("after_tool")
+    def look(*, tool: Any, tool_args: Any, tool_context: Any, result: Any) -> None:
+        told.append((ACTIVE.refused(tool_context.state), ROLE.refused(tool_context.state)))
+
+    guard = RequireState(ACTIVE, message="inactive")
+    lattice = Lattice(policy=[guard], handlers=[look])
+    await _run(
+        _writer_agent(),
+        lattice,
+        state={"user:account_active": True, "user:role": "clerk"},
+        delta={"user:account_active": True},
+    )
+    assert told == [(True, True)]
