@@ -245,3 +245,18 @@ async def test_every_hit_is_counted_and_keeps_its_marker() -> None:
     assert before.call.data["tool_result_cache"] == {"result": "hit", "cache": "tool_result_cache"}
     assert (runs["lookup_charge"], cache.stats["hits"]) == (1, 2)
     await rig.close()
+
+
+async def test_unstored_results_and_stores_are_counted_by_number() -> None:
+    """Two stood-in results count two under not_stored.stood_in; two stored results two."""
+    stood = _cache()
+    rig = _rig(_lookup() * 2, stood, handlers=[_stand_in])
+    await rig.ask("Charge?")
+    await rig.ask("Charge?")
+    await rig.close()
+    stored = _cache()
+    rig = _rig(_lookup("c1") + _lookup("c2"), stored)
+    await rig.ask("Charge?")
+    await rig.ask("Charge?")
+    await rig.close()
+    assert (stood.stats["not_stored.stood_in"], stored.stats["stores"]) == (2, 2)
