@@ -6,7 +6,7 @@ import re
 
 import phonenumbers
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII, _phone
@@ -83,6 +83,39 @@ def test_past_the_work_budget_candidates_are_redacted() -> None:
 
 
 @pytest.mark.parametrize(
+    "text",
+    [
+        "created 2026-11-30 12:00:00 by the job",
+        '{"created": "2026-11-30 12:00:00", "id": 7}',
+        "logged 2024/01/02 08:15 UTC",
+        "at 2024-01-02  23:59 sharp",
+        "am 2026-11-30 12:00 Uhr",
+    ],
+)
+def test_a_date_and_time_is_not_a_phone_number(text: str) -> None:
+    """A timestamp (date, hour, ``:mm``) is left alone, though its digits dial in the US."""
+    assert RedactPII(kinds=["phone"]).scrub(text)[0] == text
+
+
+def test_a_number_beside_a_timestamp_is_still_caught() -> None:
+    """Only the timestamp is spared: a phone number written just before it is redacted."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("call 415-555-0132 2026-11-30 12:00 now")
+    assert out == "call [REDACTED:PHONE] 2026-11-30 12:00 now"
+
+
+def test_a_long_tool_output_keeps_every_numeric_timestamp() -> None:
+    """The work budget grows with the text: 2,000 records' epoch times are read, not lost."""
+    rows = [
+        f'{{"id": "evt_{i:05d}", "kind": "refund", "ok": true, "ts": {1764504000 + 37 * i}}}'
+        for i in range(2_000)
+    ]
+    text = "[" + ", ".join(rows) + "]"
+    out, _ = RedactPII(kinds=["phone"]).scrub(text)
+    assert "[REDACTED" not in out
+    assert out == text
+
+
+@pytest.mark.parametrize(
     "prefix", ["030 12345678 ", "1 ", "(12) ", "2024-01-02 ", "+1 415-555-0132 "]
 )
 def test_hostile_digit_runs_scan_in_linear_time(prefix: str) -> None:
@@ -135,17 +168,48 @@ def test_an_unknown_region_is_named_with_an_example_of_a_code() -> None:
         RedactPII(phone_regions=["xx"])
 
 
-@given(st.text(alphabet="0123456789 .-/()+#_aZ\u00a0\u0660\u00e9", max_size=60))
+@given(st.text(alphabet="0123456789 .-/()+#:_aZ\u00a0\u0660\u00e9", max_size=60))
+@example("2026-11-30 12:00:00 1234567 2026/11/30 12:61 +2026-11-30 12:00")
 def test_reading_only_the_digit_chains_finds_every_candidate(text: str) -> None:
-    """The candidates found chain by chain (dates skipped) are those of the whole text."""
-    from adk_lattice.policy._phone import _CANDIDATE, _NOT_A_NUMBER, _windows
+    """The candidates found chain by chain (dates, timestamps skipped) are the whole text's."""
+    from adk_lattice.policy._phone import _CANDIDATE, _not_a_number, _windows
 
     windowed = [
         m.span()
         for w in _windows(text)
         for m in _CANDIDATE.finditer(text, *w)
-        if not _NOT_A_NUMBER.fullmatch(m[0])
+        if not _not_a_number(text, *m.span())
     ]
     assert windowed == [
-        m.span() for m in _CANDIDATE.finditer(text) if not _NOT_A_NUMBER.fullmatch(m[0])
+        m.span() for m in _CANDIDATE.finditer(text) if not _not_a_number(text, *m.span())
     ]
+
+
+def test_every_valid_example_number_passes_the_general_pattern_shortcut() -> None:
+    """The cheap pre-check before full validation rejects no valid number of any region."""
+    from adk_lattice.policy._phone import _general
+
+    numbers = [
+        phonenumbers.example_number_for_type(region, kind)
+        for region in phonenumbers.SUPPORTED_REGIONS
+        for kind in phonenumbers.PhoneNumberType.values()
+    ]
+    numbers += [
+        phonenumbers.example_number_for_non_geo_entity(code)
+        for code in phonenumbers.COUNTRY_CODES_FOR_NON_GEO_REGIONS
+    ]
+    valid = [n for n in numbers if n is not None and phonenumbers.is_valid_number(n)]
+    assert len(valid) > 1_000
+    rejected = [
+        n
+        for n in valid
+        if (general := _general(n.country_code)) is not None
+        and not general.fullmatch(phonenumbers.national_significant_number(n))
+    ]
+    assert rejected == []
+
+
+def test_an_epoch_timestamp_is_not_a_phone_number() -> None:
+    """Ten digits that no region's numbering plan allows (``1764504000``) are left alone."""
+    text = '{"ts": 1764504000, "next": 1764590400}'
+    assert RedactPII(kinds=["phone"], phone_regions=["US", "DE", "FR"]).scrub(text)[0] == text

@@ -7,7 +7,7 @@ import re
 import time
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII
@@ -258,3 +258,29 @@ def test_base64_runs_found_by_re2_are_the_pattern_runs(text: str) -> None:
     from adk_lattice.policy import pii
 
     assert list(pii._b64_runs(text)) == [m.span() for m in pii._B64.finditer(text)]
+
+
+#: The IPv6 candidate pattern before runs without ``::`` or seven colons were left out.
+_ANY_HEX_RUN = re.compile(
+    r"(?<![\w:.])(?=[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:)(?=[0-9A-Fa-f:]*[0-9A-Fa-f])"
+    r"[0-9A-Fa-f:]{3,39}(?![\w:])"
+)
+
+
+@given(st.text(alphabet="0aF9:. g", max_size=60))
+@example("at 12:00:00, 2001:db8::1 and 1:2:3:4:5:6:7:8 or fe80::1:2:3:4:5:6:7")
+def test_ipv6_addresses_are_found_where_any_hex_run_was_read(text: str) -> None:
+    """Leaving out runs with neither ``::`` nor seven colons loses no address."""
+    from adk_lattice.policy._checks import ip_ok
+    from adk_lattice.policy.pii import IPV6
+
+    expected = [m.span() for m in _ANY_HEX_RUN.finditer(text) if ip_ok(m[0])]
+    assert [(start, end) for start, end, _ in IPV6.spans(text)] == expected
+
+
+def test_a_time_of_day_does_not_open_the_address_detector() -> None:
+    """``12:00:00`` in a record runs no IPv6 detector: the gate needs ``::`` or 7 colons."""
+    from adk_lattice.policy.pii import IPV6, runnable
+
+    assert runnable([IPV6], '{"created": "2026-11-30 12:00:00"}') == []
+    assert runnable([IPV6], "from fe80::1 at 12:00") == [IPV6]

@@ -54,6 +54,22 @@ _TAG_RUN: Final = re2_bytes(to_re2(_TAG.pattern))
 LEET_WORD: Final = (
     r"[a-z0-9@$]*(?:[a-z][a-z0-9@$]*[013457@$]|[013457@$][a-z0-9@$]*[a-z])[a-z0-9@$]*"
 )
+#: A whole word (with the character either side) that :data:`LEET_WORD` matches, unless it is
+#: a timestamp's piece: two or more digits, then one ``t`` or ``z``, then digits (``30t12``,
+#: ``00z`` of ``2026-11-30t12:00:00z``), where no word can be spelled. Cases: a letter other
+#: than ``t``/``z`` with a leet character; ``@``/``$`` with any letter; digits with two or more
+#: ``t``/``z``; digits with one ``t``/``z`` after at most one digit.
+_W: Final = "[a-z0-9@$]*"
+_E: Final = "[0-9tz]*"
+LEET_WORD_NOT_TIME: Final = (
+    r"(?:\A|[^a-z0-9@$])(?:"
+    f"{_W}(?:[a-su-y]{_W}[013457@$]|[013457@$]{_W}[a-su-y]){_W}"
+    f"|{_W}(?:[a-z]{_W}[@$]|[@$]{_W}[a-z]){_W}"
+    f"|{_E}[013457]{_E}[tz]{_E}[tz]{_E}|{_E}[tz]{_E}[013457]{_E}[tz]{_E}"
+    f"|{_E}[tz]{_E}[tz]{_E}[013457]{_E}"
+    r"|[013457][tz][0-9]*|[0-9]?[tz][0-9]*[013457][0-9]*"
+    r")(?:[^a-z0-9@$]|\Z)"
+)
 #: Consecutive words to unleet with what separates them (no digit, ``@`` or ``$`` in it):
 #: a window is translated whole.
 _LEET_RUN: Final = re2_bytes(f"{LEET_WORD}(?:[^a-z0-9@$]+{LEET_WORD})*", latin1=True)

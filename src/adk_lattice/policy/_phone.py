@@ -11,6 +11,7 @@ any region. Without the extra, the hand-written pattern of 0.1.0 is the fallback
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
@@ -25,10 +26,13 @@ except ImportError:  # pragma: no cover - exercised only without the extra
     _pn = None
 
 DEFAULT_REGIONS: Final = ("US",)
-#: The parse work allowed per text (one unit: one parse for one region); past it, every
-#: further candidate counts as a number (a text made of thousands of digit runs is
-#: redacted rather than read slowly; ordinary prose uses a few units per number).
+#: The parse work allowed per text (one unit: one parse for one region), or one unit per
+#: :data:`CHARS_PER_UNIT` characters of a longer text; past it, every further candidate
+#: counts as a number (a text made of thousands of digit runs is redacted rather than read
+#: slowly; ordinary prose uses a few units per number, a JSON record with a numeric
+#: timestamp or id one).
 WORK_BUDGET: Final = 1_500
+CHARS_PER_UNIT: Final = 64
 #: Space-separated pieces one number spans at most (``+33 6 12 34 56 78``).
 _MAX_PIECES: Final = 8
 _PIECE: Final = re.compile(r"\S+")
@@ -63,6 +67,12 @@ _CHAIN: Final = re2_bytes(to_re2(r"(?:\+|\(\+?)?\d(?:[ .\-/()\u00a0]{0,3}\d){6,}
 
 
 _DATE: Final = re.compile(rb"\d{1,4}([./-])\d{1,2}\1\d{2,4}")
+#: A date and an hour followed by minutes (``2026-11-30 12:00``): libphonenumber's own rule
+#: for a timestamp, which its matcher applies only when it sees the ``:mm`` that follows.
+_TIME_STAMP: Final = re.compile(r"[12]\d{3}[-/]?[01]\d[-/]?[0-3]\d +[0-2]\d")
+_MINUTES: Final = re.compile(r":[0-5]\d")
+_TIME_STAMP_BYTES: Final = re.compile(_TIME_STAMP.pattern.encode())
+_MINUTES_BYTES: Final = re.compile(_MINUTES.pattern.encode())
 
 
 def _windows(text: str) -> Iterator[tuple[int, int]]:
@@ -78,8 +88,13 @@ def _windows(text: str) -> Iterator[tuple[int, int]]:
     for start, end in finditer_spans(_CHAIN, raw):
         if ascii_:
             # A chain that is a date holds one candidate, itself, which is not a number
-            # (every part of it has fewer than seven digits): the pattern need not read it.
-            if _DATE.fullmatch(raw, start, end) is None:
+            # (every part of it has fewer than seven digits); one that is a date and an hour
+            # before ``:mm`` holds two, the date and the timestamp, neither a number: the
+            # pattern need not read it.
+            if _DATE.fullmatch(raw, start, end) is None and (
+                _TIME_STAMP_BYTES.fullmatch(raw, start, end) is None
+                or _MINUTES_BYTES.match(raw, end) is None
+            ):
                 yield start, min(len(text), end + 1)
             continue
         chars += len(raw[done:start].decode("utf-8", "surrogatepass"))
@@ -102,6 +117,14 @@ _NOT_A_NUMBER: Final = re.compile(
 )
 
 
+def _not_a_number(text: str, start: int, end: int) -> bool:
+    """``text[start:end]`` is a date, a decimal number, or a timestamp's date and hour."""
+    return bool(
+        _NOT_A_NUMBER.fullmatch(text, start, end)
+        or (_TIME_STAMP.fullmatch(text, start, end) and _MINUTES.match(text, end))
+    )
+
+
 def check_regions(regions: Sequence[str]) -> tuple[str, ...]:
     """Validate region codes (``US``, ``DE``...) against libphonenumber's metadata.
 
@@ -120,6 +143,25 @@ def check_regions(regions: Sequence[str]) -> tuple[str, ...]:
     return out
 
 
+@functools.cache
+def _general(country_code: int) -> re.Pattern[str] | None:
+    """What every valid number of ``country_code`` matches: the union of its regions' general
+    patterns (libphonenumber tests a number against its region's general pattern before any
+    other); None when a region has none (no shortcut then)."""
+    assert _pn is not None
+    patterns = []
+    for region in _pn.COUNTRY_CODE_TO_REGION_CODE.get(country_code, ()):
+        if region == _pn.REGION_CODE_FOR_NON_GEO_ENTITY:
+            metadata = _pn.PhoneMetadata.metadata_for_nongeo_region(country_code)
+        else:
+            metadata = _pn.PhoneMetadata.metadata_for_region(region)
+        desc = None if metadata is None else metadata.general_desc
+        if desc is None or desc.national_number_pattern is None:
+            return None
+        patterns.append(f"(?:{desc.national_number_pattern})")
+    return re.compile("|".join(patterns)) if patterns else None
+
+
 def _finder(regions: tuple[str, ...]) -> Any:
     assert _pn is not None
     pn = _pn
@@ -130,10 +172,18 @@ def _finder(regions: tuple[str, ...]) -> Any:
         """A cheap parse: is this one valid number for some region?"""
         for region in tried:
             try:
-                if pn.is_valid_number(pn.parse(candidate, region)):
-                    return True
+                number = pn.parse(candidate, region)
             except pn.NumberParseException:
                 continue
+            # The general pattern first (a regex), the full validation (every region of
+            # the country code, every number type) only for what may pass it.
+            general = _general(number.country_code)
+            if general is not None and not general.fullmatch(
+                pn.national_significant_number(number)
+            ):
+                continue
+            if pn.is_valid_number(number):
+                return True
         return False
 
     def confirmed(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -154,7 +204,7 @@ def _finder(regions: tuple[str, ...]) -> Any:
         return []
 
     def find(text: str) -> Iterator[tuple[int, int]]:
-        budget = WORK_BUDGET
+        budget = max(WORK_BUDGET, len(text) // CHARS_PER_UNIT)
         # Only the chains of digits are read by the pattern with look-behinds.
         candidates = (m for w in _windows(text) for m in _CANDIDATE.finditer(text, *w))
         for m in candidates:
@@ -172,7 +222,7 @@ def _finder(regions: tuple[str, ...]) -> Any:
                 for j in range(min(len(pieces), i + _MAX_PIECES) - 1, i - 1, -1):
                     start, end = pieces[i][0], pieces[j][1]
                     digits = sum(c.isdigit() for c in text[start:end])
-                    if not 7 <= digits <= _ONE_NUMBER:
+                    if not 7 <= digits <= _ONE_NUMBER or _not_a_number(text, start, end):
                         continue
                     budget -= len(tried)
                     if plausible(text[start:end]):

@@ -19,7 +19,7 @@ from typing import Any, Final, Protocol, runtime_checkable
 from cachetools import LRUCache
 
 from ._engine import ENGINE, PatternSet, byte_spans
-from ._normalize import LEET_WORD, clean, fold
+from ._normalize import LEET_WORD_NOT_TIME, clean, fold
 from .injection_rules import RULES, SQUASHED_OVERRIDE, Rule
 
 #: A plain-function detector: ``(text, source) -> truthy verdict or None``, sync or async.
@@ -39,11 +39,13 @@ _B64: Final = byte_spans(r"[A-Za-z]*[0-9+/_-][A-Za-z0-9+/_-]*={0,2}|[A-Za-z]+={1
 _HEX: Final = byte_spans(r"(?:\\x[0-9a-fA-F]{2}){8,}|\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 #: Probes run in the rules' own RE2 pass over the plain view, each a superset of what one
 #: costly step can find there: a step whose probe finds nothing would change nothing, so
-#: it is skipped. Valid on ASCII text; ``<*~``` (markup the fold removes, which can join
-#: letters into new words) opens the fold's steps whatever the probes say.
+#: it is skipped (bar one exception: digits in a timestamp's ``30t12`` or ``00z``, which
+#: spell no word, are not a reason to read digits as letters). Valid on ASCII text;
+#: ``<*~``` (markup the fold removes, which can join letters into new words) opens the
+#: fold's steps whatever the probes say.
 PROBES: Final = (
     ("markup", r"[<*~`]"),
-    ("leet", "(?i:" + LEET_WORD + ")"),
+    ("leet", "(?i:" + LEET_WORD_NOT_TIME + ")"),
     (
         "spelled",
         r"(?i:(?:\A|[^a-z0-9])(?:[a-z013457@$][ .\-_])+[a-z013457@$](?:[^a-z0-9]|\Z))",
@@ -190,10 +192,11 @@ class RulesDetector:
     def _match(self, hits: set[int], source: str, boost: float) -> Finding | None:
         score: dict[str, float] = {}
         names: dict[str, list[str]] = {}
-        for i, rule in enumerate(self.rules):
-            if i in hits:
-                score[rule.family] = score.get(rule.family, 0.0) + rule.weight * boost
-                names.setdefault(rule.family, []).append(rule.name)
+        count = len(self.rules)
+        for i in sorted(i for i in hits if i < count):  # in rule order; probes left out
+            rule = self.rules[i]
+            score[rule.family] = score.get(rule.family, 0.0) + rule.weight * boost
+            names.setdefault(rule.family, []).append(rule.name)
         if sum(score.values()) < 1.0:
             return None
         family = max(score, key=lambda f: score[f])

@@ -99,10 +99,13 @@ PHONE: Final = Detector(
     ),
 )
 IPV4: Final = Detector("IP", _c(r"(?<![\d.])(?:\d{1,3}\.){3}\d{1,3}(?!\.?\d)"), ip_ok)
+#: An address of hex groups has eight groups (seven colons) or ``::``: a run of hex and
+#: colons with neither (a time of day, ``12:00:00``) is not a candidate.
 IPV6: Final = Detector(
     "IP",
     _c(
-        r"(?<![\w:.])(?=[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:)(?=[0-9A-Fa-f:]*[0-9A-Fa-f])[0-9A-Fa-f:]{3,39}(?![\w:])"
+        r"(?<![\w:.])(?=[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]*:){7})(?=[0-9A-Fa-f:]*[0-9A-Fa-f])"
+        r"[0-9A-Fa-f:]{3,39}(?![\w:])"
     ),
     ip_ok,
 )
@@ -169,7 +172,7 @@ _GATES: Final[dict[int, str]] = {
     id(IBAN): r"[A-Z]{2}\d{2}",
     id(PHONE): r"\d{3,4}[ .\-]\d{3,4}|\+\d{7}",
     id(IPV4): r"\d\.\d{1,3}\.\d{1,3}\.\d",
-    id(IPV6): r"(?:\A|[^\w:.])[0-9A-Fa-f:]*:[0-9A-Fa-f:]*:",
+    id(IPV6): r"(?:\A|[^\w:.])(?:[0-9A-Fa-f:]*::|(?:[0-9A-Fa-f]*:){7})",
     id(SECRET): r"AKIA|gh[pousr]_|github_pat_|AIza|xox[abposr]-|[spr]k_(?:live|test)_|sk-|eyJ",
     id(PEM): r"-----BEGIN",
     id(ASSIGNED_SECRET): (
