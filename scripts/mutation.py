@@ -1,15 +1,17 @@
-"""Mutation testing, one module at a time, with a per-module report.
+"""Mutation testing of the measured modules, with a per-module report.
 
-Runs mutmut (configured under ``[tool.mutmut]`` in pyproject.toml) on each module in turn,
+Runs mutmut (configured under ``[tool.mutmut]`` in pyproject.toml) on the chosen modules,
 then writes a report: per module the mutants killed, survived, timed out and otherwise
-left, the score, and every survivor with its diff. Mutants listed as equivalent under
-``[tool.adk_lattice.mutation.equivalent]`` (with the reason) are reported as such and left
-out of the score, as long as their diff is still the one recorded there; a listed mutant
-whose diff changed (the code moved) counts as a survivor again.
+left, the score, the time its mutants took, and every survivor with its diff. Mutants
+listed as equivalent under ``[tool.adk_lattice.mutation.equivalent]`` (with the reason) are
+reported as such and left out of the score, as long as their diff is still the one recorded
+there; a listed mutant whose diff changed (the code moved) counts as a survivor again.
 
 mutmut keeps its results under ``mutants/``, so an interrupted pass resumes where it
 stopped: only mutants without a result run (``--retest`` runs the survivors again, after
-new tests).
+new tests). The chosen modules' mutants run in one mutmut run: each run first runs every
+test that reaches the mutants once unchanged (a minute or two when the core is among them),
+so one run for all of them pays that once, and mutmut runs the quickest mutants first.
 
 Usage::
 
@@ -32,6 +34,7 @@ the score over the mutants checked, the Wilson 95% lower bound on the module's s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import fnmatch
 import hashlib
 import json
@@ -39,6 +42,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 import tomllib
 from collections import Counter
 from dataclasses import dataclass, field
@@ -90,6 +94,8 @@ class Module:
     counts: Counter[str] = field(default_factory=Counter)
     survivors: list[tuple[str, str]] = field(default_factory=list)
     equivalent: list[tuple[str, str]] = field(default_factory=list)
+    #: Seconds its mutants took (each from its fork to its exit, two or more at once).
+    seconds: float = 0.0
 
     @property
     def score(self) -> float | None:
@@ -155,15 +161,27 @@ def _meta(module: str) -> Path:
     return ROOT / "mutants" / "src" / PACKAGE / (module.replace(".", "/") + ".py.meta")
 
 
-def _diff(mutant: str) -> str:
+def _show(mutant: str, module: str) -> str:
+    """``mutmut show``'s diff, read in this process (a ``mutmut show`` per survivor costs a
+    second each, minutes for a full pass's report)."""
+    try:
+        from mutmut.mutation.diff_apply import get_diff_for_mutant
+    except ImportError:  # another mutmut: ask its command
+        return subprocess.run(
+            [MUTMUT, "show", mutant], cwd=ROOT, capture_output=True, text=True, check=False
+        ).stdout
+    path = f"src/{PACKAGE}/{module.replace('.', '/')}.py"
+    old = Path.cwd()
+    os.chdir(ROOT)
+    try:
+        return str(get_diff_for_mutant(mutant, path=path))
+    finally:
+        os.chdir(old)
+
+
+def _diff(mutant: str, module: str) -> str:
     """The changed lines of a mutant, as ``mutmut show`` prints them."""
-    out = subprocess.run(
-        [MUTMUT, "show", mutant],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout
+    out = _show(mutant, module)
     lines = [ln for ln in out.splitlines() if ln[:1] in "+-" and ln[:3] not in ("+++", "---")]
     return "\n".join(ln.rstrip() for ln in lines)
 
@@ -174,6 +192,14 @@ def _codes(module: str) -> dict[str, int | None] | None:
         return None
     codes: dict[str, int | None] = json.loads(meta.read_text())["exit_code_by_key"]
     return codes
+
+
+def _durations(module: str) -> dict[str, float]:
+    meta = _meta(module)
+    if not meta.exists():
+        return {}
+    durations: dict[str, float] = json.loads(meta.read_text()).get("durations_by_key", {})
+    return durations
 
 
 def _generate(module: str) -> None:
@@ -210,10 +236,12 @@ def collect(module: str, equivalent: dict[str, dict[str, str]]) -> Module:
     """Read mutmut's results for one module."""
     result = Module(module)
     codes = _codes(module) or {}
+    durations = _durations(module)
+    result.seconds = sum(durations.get(m, 0.0) for m, code in codes.items() if code is not None)
     for mutant, code in sorted(codes.items()):
         status = STATUS.get(code, "suspicious")
         if status in ("survived", "no tests"):
-            diff = _diff(mutant)
+            diff = _diff(mutant, module)
             known = equivalent.get(mutant)
             if known is not None and known.get("diff", "").strip() == diff.strip():
                 result.equivalent.append((mutant, known["reason"]))
@@ -231,8 +259,8 @@ def report(results: list[Module]) -> str:
         f"# Mutation report ({when})",
         "",
         "| module | mutants | checked | killed | survived | timeout | equivalent | other "
-        "| score | 95% low |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| score | 95% low | mutant time |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for m in results:
         c = m.counts
@@ -244,7 +272,7 @@ def report(results: list[Module]) -> str:
         lines.append(
             f"| {m.name} | {total} | {m.checked + len(m.equivalent)} | {c['killed']} "
             f"| {c['survived']} | {c['timeout']} | {len(m.equivalent)} | {other} | {score} "
-            f"| {low} |"
+            f"| {low} | {m.seconds / 60:.1f} min |"
         )
     for m in results:
         if not m.survivors:
@@ -254,6 +282,13 @@ def report(results: list[Module]) -> str:
             lines += [f"- `{mutant}`", "", "  ```diff", *(f"  {d}" for d in diff.splitlines())]
             lines += ["  ```", ""]
     return "\n".join(lines) + "\n"
+
+
+def _run(names: list[str], max_children: int, environ: dict[str, str]) -> None:
+    """One mutmut run over the named mutants (an interrupt ends it, the report still runs)."""
+    cmd = [MUTMUT, "run", "--max-children", str(max_children)]
+    with contextlib.suppress(KeyboardInterrupt):
+        subprocess.run([*cmd, *names], cwd=ROOT, env=environ, check=False)
 
 
 def main() -> int:
@@ -271,15 +306,22 @@ def main() -> int:
         modules = changed_modules(args.changed, modules)
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())
     equivalent = config["tool"]["adk_lattice"]["mutation"]["equivalent"]
+    started = time.monotonic()
     if not args.report_only:
+        names: list[str] = []
         for module in modules:
-            names = targets(module, retest=args.retest, size=args.sample)
-            print(f"mutation: {module}: {len(names)} to run", flush=True)
-            if names:
-                cmd = [MUTMUT, "run", "--max-children", str(args.max_children)]
-                subprocess.run([*cmd, *names], cwd=ROOT, env=env(module), check=False)
+            picked = targets(module, retest=args.retest, size=args.sample)
+            print(f"mutation: {module}: {len(picked)} to run", flush=True)
+            if picked and module in OWN_TESTS:  # its own tests: a run of its own
+                _run(picked, args.max_children, env(module))
+            else:
+                names += picked
+        if names:
+            _run(names, args.max_children, env(""))
     results = [collect(m, equivalent) for m in modules]
     text = report(results)
+    if not args.report_only:
+        text += f"\nWall time of this run: {(time.monotonic() - started) / 60:.1f} min.\n"
     (ROOT / args.output).write_text(text)
     print(text.split("\n## ")[0])
     return 0

@@ -224,3 +224,31 @@ async def test_tool_call_integrity_refusal_is_a_denial_in_the_policy_tier() -> N
     assert ran == []
     (response,) = turn.tool_responses
     assert (response["code"], response["policy"]) == ("handler_error", "tool_call_integrity")
+
+
+class _Streamed(BasePlugin):
+    """A user-written ADK plugin that records each model response it is shown."""
+
+    def __init__(self) -> None:
+        super().__init__("streamed")
+        self.partial: list[bool | None] = []
+
+    async def after_model_callback(self, **kwargs: Any) -> Any:
+        self.partial.append(kwargs["llm_response"].partial)
+        return None
+
+
+async def test_a_plugin_observing_sees_every_streamed_chunk() -> None:
+    """A plugin in telemetry= is shown the streamed chunks too, not only the final answer."""
+    plugin = _Streamed()
+    model = FakeModel([ScriptedResponse(text_chunks=["Hel", "lo."])])
+    await run_app(LlmAgent(name="a", model=model), Lattice(telemetry=[plugin]), streaming=True)
+    assert plugin.partial.count(True) == 2 and plugin.partial[-1] is not True
+
+
+async def test_a_plugin_observing_cannot_change_the_run() -> None:
+    """A plugin in telemetry= whose callback returns an answer only observes: the tool runs."""
+    denial = {"status": "denied", "reason": "no"}
+    turn = await run_app(_tool_agent(), Lattice(telemetry=[Approver(denial)]))
+    assert ran == ["c1"]
+    assert turn.texts[-1] == "Done."

@@ -354,3 +354,22 @@ def test_a_bad_return_denial_carries_its_own_code() -> None:
     value = denial("before_tool", "p", "bad_return")
     assert value["code"] == "bad_return"
     assert "invalid result" in value["reason"]
+
+
+async def test_every_refused_value_is_counted() -> None:
+    """A handler refused on two calls is counted twice."""
+    chain = _chain((_returns("oops", "bad"), "handlers"))
+    stats: Counter[tuple[str, str, str]] = Counter()
+    for _ in range(2):
+        await run_chain(
+            chain,
+            "before_tool",
+            {"tool": None, "tool_args": {}, "tool_context": None},
+            agent="a",
+            tool="t",
+            partial=False,
+            strict=False,
+            stats=stats,
+            steps=None,
+        )
+    assert stats[("rejected", "before_tool", "bad")] == 2

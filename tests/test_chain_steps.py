@@ -74,7 +74,7 @@ async def test_a_refused_value_is_a_rejected_step_naming_the_problem() -> None:
     assert turn.tool_responses == [{"charge_id": "c1"}]
     (outcome,) = recorder.of("before_tool")
     (step,) = outcome.steps
-    assert (step.handler, step.status) == ("empty", "rejected")
+    assert (step.handler, step.tier, step.status) == ("empty", "handlers", "rejected")
     assert step.error == "before_tool returned an empty dict"
     assert 0.0 <= step.duration <= outcome.duration
     assert (outcome.acted_by, outcome.denied) == (None, False)

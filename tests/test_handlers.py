@@ -133,3 +133,13 @@ async def test_a_kwargs_handler_is_accepted_and_gets_adks_arguments() -> None:
     agent = LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
     await run_app(agent, Lattice(handlers=[look], telemetry=()))
     assert seen == [["tool", "tool_args", "tool_context"]]
+
+
+def test_a_function_registered_with_on_stays_callable_as_itself() -> None:
+    """@on keeps the function callable directly, with positional and keyword arguments."""
+
+    @on("before_tool")
+    def double(value: int, *, times: int = 2) -> int:
+        return value * times
+
+    assert double(3, times=4) == 12

@@ -9,7 +9,7 @@ from typing import Any
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_lattice.cache import request_digest
+from adk_lattice.cache import request_digest, request_material
 
 
 def _request(**config: Any) -> LlmRequest:
@@ -77,3 +77,34 @@ def test_partial_function_tools_binding_other_arguments_get_other_keys() -> None
     german = functools.partial(lookup, lang="de")
     assert request_digest(_request(tools=[french])) == request_digest(_request(tools=[french]))
     assert request_digest(_request(tools=[french])) != request_digest(_request(tools=[german]))
+
+
+def test_bytes_and_dates_outside_the_contents_are_keyed_as_json_text() -> None:
+    """Audio bytes in the settings, an image in the instruction and dates in a tool appear in
+    the key material as base64 and ISO text, as the contents' own bytes do."""
+    image = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x00\x01"))
+    request = _request(
+        speech_config=_voice(b"\x00\x01"),
+        tools=[_search(1, 2)],
+        system_instruction=types.Content(parts=[image]),
+    )
+    material = request_material(request)
+    voice = material["settings"]["speech_config"]["voice_config"]["replicated_voice_config"]
+    assert voice["voice_sample_audio"] == "AAE="
+    assert material["system_instruction"] == {
+        "parts": [{"inline_data": {"data": "AAE=", "mime_type": "image/png"}}]
+    }
+    assert material["tools"][0]["google_search"]["time_range_filter"] == {
+        "start_time": "2026-01-01T00:00:00Z",
+        "end_time": "2026-01-02T00:00:00Z",
+    }
+
+
+def test_an_instruction_list_is_in_the_key_material_item_by_item() -> None:
+    """Each item of a list instruction is in the material: text as text, parts as JSON."""
+    image = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x00\x01"))
+    material = request_material(_request(system_instruction=["Match this style.", image]))
+    assert material["system_instruction"] == [
+        "Match this style.",
+        {"inline_data": {"data": "AAE=", "mime_type": "image/png"}},
+    ]

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from adk_lattice import telemetry
+from adk_lattice import on, telemetry
 from adk_lattice.cache import MemoryStore, ToolResultCache
 from adk_lattice.testing import ScriptedResponse
 from tests.cache.rig import Rig
@@ -141,3 +141,38 @@ async def test_an_empty_result_is_not_stored_and_counted_as_empty() -> None:
     await rig.close()
     assert (cache.stats["not_stored.empty"], cache.stats["stores"]) == (1, 0)
     assert _notes(rig, "after_tool") == [("cache_skip", "empty")]
+
+
+async def test_a_tool_that_raised_is_not_stored_and_is_counted_as_an_error() -> None:
+    """A call whose tool raised (recovered by another handler) is never stored: error."""
+
+    def flaky(charge_id: str) -> dict[str, Any]:
+        """Look up a charge on a failing backend."""
+        raise ConnectionError("backend down")
+
+    @on("on_tool_error")
+    def recover(*, tool: Any, tool_args: Any, tool_context: Any, error: Any) -> dict[str, Any]:
+        return {"status": "failed"}
+
+    cache = ToolResultCache(MemoryStore(), ["flaky"])
+    script = [S.call("flaky", charge_id="c1"), S.text("ok")] * 2
+    rig = Rig(script, cache=[cache], tools=[flaky], handlers=[recover])
+    await rig.ask("Charge?")
+    await rig.ask("Charge?")
+    await rig.close()
+    assert (cache.stats["not_stored.error"], cache.stats["stores"]) == (2, 0)
+    assert _notes(rig, "after_tool") + _notes(rig, "on_tool_error") == [("cache_skip", "error")] * 2
+
+
+async def test_a_result_json_cannot_hold_is_not_stored() -> None:
+    """A result holding a value JSON cannot write is counted as not_json and not stored."""
+
+    def tags(charge_id: str) -> dict[str, Any]:
+        """The tags of a charge."""
+        return {"tags": {"a", "b"}}
+
+    cache = ToolResultCache(MemoryStore(), ["tags"])
+    rig = Rig([S.call("tags", charge_id="c1"), S.text("ok")], cache=[cache], tools=[tags])
+    await rig.ask("Tags?")
+    await rig.close()
+    assert (cache.stats["not_stored.not_json"], cache.stats["stores"]) == (1, 0)

@@ -12,6 +12,7 @@ from google.adk.tools.tool_context import ToolContext
 
 from adk_lattice import on
 from adk_lattice.cache import MemoryStore, ToolResultCache
+from adk_lattice.cache._tool import default_is_error
 from adk_lattice.testing import ScriptedResponse
 from tests.cache.rig import Rig
 
@@ -216,3 +217,46 @@ async def test_a_result_another_handler_stood_in_for_is_not_stored() -> None:
     assert (cache.stats["not_stored.stood_in"], cache.stats["stores"]) == (1, 0)
     assert runs["lookup_charge"] == 0
     await rig.close()
+
+
+@pytest.mark.parametrize(
+    ("result", "is_error"),
+    [
+        ({"error": "backend down"}, True),
+        ({"status": "error", "detail": "x"}, True),
+        ({"status": "denied"}, True),
+        ({"status": "ok", "rows": []}, False),
+        ({"rows": [1]}, False),
+    ],
+)
+def test_a_result_reporting_failure_is_an_error(result: dict[str, Any], is_error: bool) -> None:
+    """An "error" key or a status of error or denied marks a failed result (not cached)."""
+    assert default_is_error(result) is is_error
+
+
+async def test_every_hit_is_counted_and_keeps_its_marker() -> None:
+    """Two hits count two; each hit's call is marked as served by this cache."""
+    cache = _cache()
+    rig = _rig(_lookup() * 3, cache)
+    for _ in range(3):
+        await rig.ask("Charge?")
+    before = rig.recorder.of("before_tool")[-1]
+    assert before.call is not None
+    assert before.call.data["tool_result_cache"] == {"result": "hit", "cache": "tool_result_cache"}
+    assert (runs["lookup_charge"], cache.stats["hits"]) == (1, 2)
+    await rig.close()
+
+
+async def test_unstored_results_and_stores_are_counted_by_number() -> None:
+    """Two stood-in results count two under not_stored.stood_in; two stored results two."""
+    stood = _cache()
+    rig = _rig(_lookup() * 2, stood, handlers=[_stand_in])
+    await rig.ask("Charge?")
+    await rig.ask("Charge?")
+    await rig.close()
+    stored = _cache()
+    rig = _rig(_lookup("c1") + _lookup("c2"), stored)
+    await rig.ask("Charge?")
+    await rig.ask("Charge?")
+    await rig.close()
+    assert (stood.stats["not_stored.stood_in"], stored.stats["stores"]) == (2, 2)

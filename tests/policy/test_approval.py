@@ -123,3 +123,14 @@ def test_a_bad_approver_is_refused_with_the_fix() -> None:
         ValueError, match=r"^an approver checks confirmations: pass confirm=True with it$"
     ):
         Approval(("amount", 100), approver=lambda ctx, conf: True)
+
+
+async def test_the_approver_reads_the_calls_own_context(ctx: Any) -> None:
+    """The approver is handed the tool context, so it can check who answered in its state."""
+    manager = StateKey("user:is_manager", bool, False, "The user is a manager.")
+    approval = Approval(
+        ("amount", 100), confirm=True, approver=lambda c, conf: manager.get(c.state) is True
+    )
+    c = await _context(ctx, confirmed=True)
+    c.state["user:is_manager"] = True
+    assert approval.decide(c) == ("allow", "approved")

@@ -9,14 +9,16 @@ import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
+from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.genai import types
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import Budget, Price, TokenBudget
+from adk_lattice.policy._common import DENIAL_STATE_KEY
 from adk_lattice.stores import MemoryStore, RedisStore, Store
-from adk_lattice.telemetry import AuditLog
+from adk_lattice.telemetry import AuditLog, notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests._redis import redis_server
 
@@ -42,12 +44,19 @@ def looping(n: int, *, tokens_in: int = 100, tokens_out: int = 50) -> FakeModel:
 class Replica:
     """One app replica: its own Runner and session service, a lattice with the budget."""
 
-    def __init__(self, model: FakeModel, budget: TokenBudget, audit: list[Any] | None = None):
+    def __init__(
+        self,
+        model: FakeModel,
+        budget: TokenBudget,
+        audit: list[Any] | None = None,
+        app: str = "shop",
+    ):
         telemetry = [AuditLog(audit.append)] if audit is not None else ()
         lattice = Lattice(policy=[budget], telemetry=telemetry)
         agent = LlmAgent(name="billing", model=model, tools=[lookup])
+        self.app = app
         self.runner = Runner(
-            app=App(name="shop", root_agent=agent, plugins=[lattice]),
+            app=App(name=app, root_agent=agent, plugins=[lattice]),
             session_service=InMemorySessionService(),
         )
 
@@ -57,11 +66,11 @@ class Replica:
         service = self.runner.session_service
         if (
             session_id is None
-            or await service.get_session(app_name="shop", user_id=user, session_id=session_id)
+            or await service.get_session(app_name=self.app, user_id=user, session_id=session_id)
             is None
         ):
             session = await service.create_session(
-                app_name="shop", user_id=user, session_id=session_id
+                app_name=self.app, user_id=user, session_id=session_id
             )
             session_id = session.id
         message = types.Content(role="user", parts=[types.Part(text="hi")])
@@ -265,3 +274,188 @@ def test_a_malformed_budget_fails_saying_what_is_wrong(
     """A malformed cap or window fails at construction with a message naming the field."""
     with pytest.raises(ValueError, match=message):
         Budget("session", **fields)
+
+
+@pytest.mark.parametrize(
+    ("prices", "error", "message"),
+    [
+        ((True, 1.0), TypeError, "^prices are numbers \\(currency units per million tokens\\)$"),
+        ((1.0, "2"), TypeError, "^prices are numbers \\(currency units per million tokens\\)$"),
+        ((1.0, -0.5), ValueError, "^prices must be finite and non-negative$"),
+        ((float("inf"), 1.0), ValueError, "^prices must be finite and non-negative$"),
+    ],
+    ids=["bool-input", "text-output", "negative-output", "infinite-input"],
+)
+def test_a_malformed_price_fails_saying_what_is_wrong(
+    prices: tuple[Any, Any], error: type[Exception], message: str
+) -> None:
+    """A price that is not a finite, non-negative number fails at construction."""
+    with pytest.raises(error, match=message):
+        Price(*prices)
+
+
+def test_a_free_model_is_priced_at_zero() -> None:
+    """A price of zero is accepted, and a call on it costs nothing."""
+    assert Price(0, 0).micros(1_000, 1_000) == 0
+
+
+def test_a_call_costs_its_tokens_at_the_price_per_million() -> None:
+    """A call's cost in millionths is each token count times its price, rounded up."""
+    assert Price(0.30, 2.50).micros(1_000, 101) == 553  # 300 + 252.5, rounded up
+
+
+class _Thinking(FakeModel):
+    """A scripted model whose final responses also report 30 thinking tokens."""
+
+    async def generate_content_async(self, llm_request: Any, stream: bool = False) -> Any:
+        async for response in super().generate_content_async(llm_request, stream):
+            if response.usage_metadata is not None:
+                response.usage_metadata.thoughts_token_count = 30
+            yield response
+
+
+async def test_thinking_tokens_count_as_output_tokens() -> None:
+    """20 output and 30 thinking tokens a call spend 50 of an output cap of 101 each time."""
+    call = ScriptedResponse(function_calls=[("lookup", {"charge_id": "c1"})], output_tokens=20)
+    model = _Thinking([call] * 5 + [ScriptedResponse.text("done", output_tokens=20)])
+    await Replica(model, TokenBudget([Budget("invocation", output_tokens=101)])).turn()
+    assert model.calls == 3  # 50, 100, 150: the fourth call is refused
+
+
+async def test_an_output_cap_is_reached_exactly_at_its_tokens() -> None:
+    """Calls spending 50 output tokens each reach an output cap of 101 on the third call."""
+    model = looping(5, tokens_out=50)
+    await Replica(model, TokenBudget([Budget("invocation", output_tokens=101)])).turn()
+    assert model.calls == 3
+
+
+async def test_a_call_without_output_tokens_spends_none() -> None:
+    """A response reporting no output tokens leaves an output cap of one untouched."""
+    model = looping(3, tokens_out=0)
+    await Replica(model, TokenBudget([Budget("invocation", output_tokens=1)])).turn()
+    assert model.calls == 4
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"scope": "team", "output_tokens": 1}, r"^scope must be invocation, session or user, "),
+        ({"scope": "session"}, "^a budget caps at least one of input_tokens, output_tokens, cost$"),
+        (
+            {"scope": "user", "cost": 1.0},
+            r"^a per-user budget needs window_seconds \(e\.g\. 86400 ",
+        ),
+        ({"scope": "session", "cost": True}, "^cost must be a finite, non-negative amount$"),
+        ({"scope": "session", "cost": "1"}, "^cost must be a finite, non-negative amount$"),
+        ({"scope": "session", "cost": -0.5}, "^cost must be a finite, non-negative amount$"),
+    ],
+    ids=["scope", "no-cap", "user-window", "bool-cost", "text-cost", "negative-cost"],
+)
+def test_a_malformed_budget_says_how_to_fix_it(fields: dict[str, Any], message: str) -> None:
+    """Each malformed budget fails at construction with a message naming the fix."""
+    with pytest.raises(ValueError, match=message):
+        Budget(**fields)
+
+
+def test_small_positive_amounts_are_valid_budgets() -> None:
+    """A cost under one unit and a window under one second are accepted."""
+    budget = Budget("user", cost=0.5, window_seconds=0.5)
+    assert budget.caps() == {"cost": 500_000}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"budgets": []}, TypeError, "^budgets takes a non-empty list of Budget$"),
+        (
+            {"budgets": Budget("session", output_tokens=1)},
+            TypeError,
+            "^budgets takes a non-empty list of Budget$",
+        ),
+        (
+            {"budgets": [Budget("session", output_tokens=1)], "on_store_error": "open"},
+            ValueError,
+            "^on_store_error must be 'deny' or 'allow'$",
+        ),
+        (
+            {"budgets": [Budget("session", output_tokens=1)], "store": "redis://"},
+            TypeError,
+            "^store must be an adk_lattice Store, got str$",
+        ),
+    ],
+    ids=["empty", "single", "store-error-mode", "store-type"],
+)
+def test_a_misconfigured_token_budget_says_how_to_fix_it(
+    kwargs: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """Each setting mistake fails at construction with the fix in the message."""
+    with pytest.raises(error, match=message):
+        TokenBudget(**kwargs)
+
+
+def test_the_default_store_is_named_after_the_budget() -> None:
+    """Without a store, the counters live in a memory store named after the handler."""
+    assert TokenBudget([Budget("session", output_tokens=1)], name="spend").store.name == "spend"
+
+
+async def test_a_wildcard_price_prices_every_other_model() -> None:
+    """A "*" price covers a model missing from the table: its calls are priced, not refused."""
+    model = FakeModel([ScriptedResponse.text("x", output_tokens=1_000_000)] * 3)
+    budget = TokenBudget(
+        [Budget("user", cost=2.00, window_seconds=3600)], prices={"*": Price(0, 2.50)}
+    )
+    replica = Replica(model, budget)
+    assert refusals(await replica.turn()) == []
+    assert refusals(await replica.turn())[0]["reason"] == "user_cost_budget"
+
+
+async def test_a_money_budget_is_spent_at_exactly_its_amount() -> None:
+    """Spending exactly the budget's amount refuses the next call."""
+    model = FakeModel([ScriptedResponse.text("x", output_tokens=1_000_000)] * 3)
+    budget = TokenBudget(
+        [Budget("user", cost=1.00, window_seconds=3600)], prices={"fake-model": Price(0, 1.0)}
+    )
+    replica = Replica(model, budget)
+    assert refusals(await replica.turn()) == []
+    assert refusals(await replica.turn())[0]["reason"] == "user_cost_budget"
+
+
+async def test_a_refusal_is_counted_recorded_and_noted_by_name(ctx: Any) -> None:
+    """A refused call counts as denied, is left in temp state and noted by the handler."""
+    budget = TokenBudget([Budget("invocation", output_tokens=0)], name="spend")
+    c = await ctx()
+    await budget.before_model(callback_context=c, llm_request=LlmRequest(model="m"))
+    assert budget.counts["denied"] == 1
+    assert c.state[DENIAL_STATE_KEY] == {
+        "policy": "spend",
+        "reason": "invocation_output_tokens_budget",
+    }
+    outcome = Outcome(hook="before_model", args={"callback_context": c})
+    assert [(n.handler, n.decision) for n in notes_of(outcome)] == [("spend", "deny")]
+
+
+async def test_failing_open_still_tries_each_counter() -> None:
+    """With the store down and on_store_error="allow", every capped counter is tried."""
+    model = FakeModel([ScriptedResponse.text("x")])
+    budget = TokenBudget(
+        [Budget("session", input_tokens=10, output_tokens=10)],
+        store=DownStore(),
+        on_store_error="allow",
+    )
+    await Replica(model, budget).turn()
+    assert budget.counts["store_errors"] == 2 + 2  # both read before the call, both added after
+
+
+async def test_two_apps_on_one_store_keep_separate_budgets() -> None:
+    """A user who spent a budget in one app still has the other app's budget on that store."""
+    store = MemoryStore()
+    spent = FakeModel([ScriptedResponse.text("x", output_tokens=10)] * 2)
+    fresh = FakeModel([ScriptedResponse.text("x", output_tokens=10)])
+
+    def budget() -> TokenBudget:
+        return TokenBudget([Budget("user", output_tokens=10, window_seconds=3600)], store=store)
+
+    shop = Replica(spent, budget(), app="shop")
+    await shop.turn("alice")
+    assert refusals(await shop.turn("alice"))[0]["reason"] == "user_output_tokens_budget"
+    assert refusals(await Replica(fresh, budget(), app="desk").turn("alice")) == []

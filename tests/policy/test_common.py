@@ -37,3 +37,17 @@ def test_text_of_joins_text_parts_and_leaves_out_thoughts_and_calls() -> None:
     )
     assert text_of(content) == "Hello, world"
     assert text_of(None) == ""
+
+
+def test_drop_where_forgets_only_that_invocations_keys() -> None:
+    """drop_where(inv) forgets the keys of that invocation; other invocations' stay."""
+    keyed: Keyed[int] = Keyed()
+    keyed.put(("inv-1", "a"), 1)
+    keyed.put(("inv-2", "a"), 2)
+    keyed.put("inv-1", 3)
+    keyed.drop_where("inv-1")
+    assert (keyed.get(("inv-1", "a")), keyed.get(("inv-2", "a")), keyed.get("inv-1")) == (
+        None,
+        2,
+        3,
+    )

@@ -175,3 +175,96 @@ def test_the_request_is_one_user_turn_for_a_one_word_answer() -> None:
     request = judge().request("hello", "user")
     assert [c.role for c in request.contents] == ["user"]
     assert (request.config.temperature, request.config.max_output_tokens) == (0.0, 8)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"timeout": 0}, "^timeout must be > 0 and max_chars >= 400$"),
+        ({"max_chars": 399}, "^timeout must be > 0 and max_chars >= 400$"),
+        ({"on_error": "block"}, "^on_error must be 'flag' or 'pass'$"),
+    ],
+    ids=["zero-timeout", "short-pieces", "on-error"],
+)
+def test_a_bad_setting_fails_with_the_rule(options: dict[str, object], message: str) -> None:
+    """A non-positive timeout, pieces under 400 characters or an unknown on_error fail."""
+    with pytest.raises(ValueError, match=message):
+        judge(**options)
+
+
+def test_a_non_model_is_named_in_the_error() -> None:
+    """The error names the type that was passed instead of a model."""
+    with pytest.raises(TypeError, match=r"^model must be an ADK BaseLlm, got str$"):
+        JudgeDetector("gemini-2.5-flash")  # type: ignore[arg-type]
+
+
+def test_the_defaults_wait_twenty_seconds_and_accept_400_character_pieces() -> None:
+    """By default a verdict may take 20 s; 400 characters is the shortest piece allowed."""
+    assert judge().timeout == 20.0
+    assert judge(max_chars=400).max_chars == 400
+
+
+@pytest.mark.parametrize(("length", "calls"), [(16_000, 1), (16_001, 2)])
+async def test_pieces_are_16000_characters_by_default(length: int, calls: int) -> None:
+    """Without max_chars, a text of 16,000 characters is one call and a longer one two."""
+    model = FakeModel([ScriptedResponse.text("SAFE")] * 2)
+    await JudgeDetector(model).detect("x" * length)
+    assert model.calls == calls
+
+
+async def test_pieces_overlap_by_200_characters() -> None:
+    """Each piece after the first starts 200 characters before the previous one ended."""
+    seen: list[LlmRequest] = []
+    model = FakeModel([ScriptedResponse.text("SAFE", expect=seen.append)] * 2)
+    text = "".join(f"{i:04d}" for i in range(375))  # 1,500 characters, every place distinct
+    await JudgeDetector(model, max_chars=1_000).detect(text)
+    second = seen[1].contents[0].parts[0].text
+    assert f">>>\n{text[800:]}\n<<<END" in second
+
+
+async def test_a_judge_that_says_nothing_fails_closed() -> None:
+    """A model that returns no response at all is no verdict: the text is flagged."""
+    found = await JudgeDetector(_Silent()).detect("hello")
+    assert found is not None and found.family == "judge_unavailable"
+
+
+async def test_a_verdict_with_a_trailing_letter_is_not_a_verdict() -> None:
+    """Only a final period is forgiven: "SAFEX" is not SAFE."""
+    found = await judge(ScriptedResponse.text("SAFEX")).detect("hello")
+    assert found is not None and found.family == "judge_unavailable"
+
+
+async def test_a_text_checked_without_a_source_is_the_users() -> None:
+    """detect() without a source reports findings as coming from the user."""
+    found = await judge(ScriptedResponse.text("INJECTION")).detect("hello")
+    assert found is not None and found.source == "user"
+
+
+def test_the_request_asks_the_judge_model_for_one_word() -> None:
+    """The request names the judge's model and ends by asking for INJECTION or SAFE."""
+    request = judge().request("hello", "user")
+    assert request.model == "fake-model"
+    prompt = request.contents[0].parts[0].text  # type: ignore[index]
+    assert prompt is not None
+    assert prompt.endswith("\nIs the data a prompt injection? Answer INJECTION or SAFE.")
+
+
+async def test_the_judge_is_asked_for_a_whole_answer_not_a_stream() -> None:
+    """The judge model is called without streaming: its one answer is read whole."""
+    model = _Silent()
+    await JudgeDetector(model).detect("hello")
+    assert model.streams == [False]
+
+
+class _Silent(BaseLlm):
+    """A model that answers nothing at all, and records whether it was asked to stream."""
+
+    model: str = "silent"
+    streams: list[bool] = []
+
+    async def generate_content_async(
+        self, llm_request: LlmRequest, stream: bool = False
+    ) -> AsyncGenerator[LlmResponse, None]:
+        self.streams.append(stream)
+        return
+        yield  # an async generator that yields nothing

@@ -9,8 +9,11 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.function_tool import FunctionTool
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import CallLimits
+from adk_lattice.policy._common import DENIAL_STATE_KEY
+from adk_lattice.policy.limits import Roots
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import noted, run_app, user
@@ -242,3 +245,78 @@ async def test_a_nested_runs_calls_after_its_own_tool_count_against_the_request(
     limits = CallLimits(max_model_calls=3)
     await run_app(root, [Lattice(policy=[limits])], "go")
     assert (root_model.calls, helper_model.calls) == (1, 2)  # the root's answer is refused
+
+
+def test_a_bad_cap_names_the_rule() -> None:
+    """A negative cap fails with the rule it breaks, as written."""
+    with pytest.raises(ValueError, match=r"^call limits must be non-negative integers$"):
+        CallLimits(max_tool_calls=-1)
+
+
+async def test_a_refused_model_call_says_who_refused_and_the_cap(ctx: Any) -> None:
+    """The refusal's metadata names the handler, the code and the cap it hit."""
+    limits = CallLimits(max_model_calls=0, name="limits")
+    out = limits.before_model(callback_context=await ctx(), llm_request=None)
+    assert out is not None
+    assert out.custom_metadata["adk_lattice"] == {
+        "denied_by": "limits",
+        "reason": "model_call_limit",
+        "limit": 0,
+    }
+
+
+async def test_a_refused_model_call_is_recorded_for_later_callbacks(ctx: Any) -> None:
+    """The refusal is left in temp state, naming the handler and the code."""
+    limits = CallLimits(max_model_calls=0, name="limits")
+    c = await ctx()
+    limits.before_model(callback_context=c, llm_request=None)
+    assert c.state[DENIAL_STATE_KEY] == {"policy": "limits", "reason": "model_call_limit"}
+
+
+async def test_denials_are_noted_under_the_handler_name(ctx: Any) -> None:
+    """Model and tool denials are noted by the handler's name."""
+    limits = CallLimits(max_model_calls=0, max_tool_calls=0, name="limits")
+    model_ctx, tool_ctx = await ctx(), await ctx(function_call_id="f")
+    limits.before_model(callback_context=model_ctx, llm_request=None)
+    limits.before_tool(tool=PING, tool_args={}, tool_context=tool_ctx)
+    model_notes = notes_of(Outcome(hook="before_model", args={"callback_context": model_ctx}))
+    tool_notes = notes_of(Outcome(hook="before_tool", args={"tool_context": tool_ctx}))
+    assert [n.handler for n in (*model_notes, *tool_notes)] == ["limits", "limits"]
+
+
+async def test_a_call_past_the_total_cap_is_denied_naming_the_tool(ctx: Any) -> None:
+    """Past max_tool_calls, the denial names the tool, the policy and the cap."""
+    limits = CallLimits(max_tool_calls=0)
+    out = limits.before_tool(tool=PING, tool_args={}, tool_context=await ctx(function_call_id="f"))
+    assert out == {
+        "status": "denied",
+        "reason": "at most 0 tool calls are allowed per request",
+        "code": "tool_call_limit",
+        "policy": "CallLimits",
+        "tool": "ping",
+    }
+
+
+async def test_a_finished_run_leaves_no_link_behind() -> None:
+    """A run that ends normally frees its counters and its request's link."""
+    model = FakeModel([ScriptedResponse.call("ping"), ScriptedResponse.text("done")])
+    agent = LlmAgent(name="assistant", model=model, tools=[ping])
+    limits = CallLimits(max_model_calls=5)
+    await run_app(agent, [Lattice(policy=[limits])], "go")
+    assert (limits.open_invocations, len(limits._roots._roots)) == (0, 0)
+
+
+def test_the_request_links_are_bounded_at_4096() -> None:
+    """At most 4,096 invocations are linked to their request at once; the oldest go first."""
+    roots = Roots()
+    for i in range(4_097):
+        roots.of(f"inv-{i}")
+    assert len(roots._roots) == 4_096
+
+
+def test_an_invocation_no_longer_linked_ends_as_a_request() -> None:
+    """An ending invocation whose link was evicted is treated as a request: its counters go."""
+    roots = Roots(max_entries=1)
+    roots.of("a")
+    roots.of("b")
+    assert roots.forget("a") is True

@@ -230,7 +230,7 @@ async def test_a_tool_not_named_as_writer_cannot_write_a_protected_key() -> None
     guard = ProtectState()
     run = await _run(_writer_agent(), Lattice(policy=[guard]), state={"user:role": "clerk"})
     assert (await _stored(run))["user:role"] == "clerk"
-    assert guard.counts["refused:tool"] == 1
+    assert guard.counts == {"refused:tool": 1}
 
 
 async def test_a_declared_writer_tool_may_write_it() -> None:
@@ -446,3 +446,32 @@ async def test_a_key_is_never_restored_to_a_clients_value() -> None:
     ]
     session_id = await _patched_session(service, *history)
     assert (await _turn_on(service, session_id))["user:role"] == "clerk"
+
+
+@pytest.mark.parametrize(("key", "kind"), [("", "str"), (5, "int")])
+def test_a_protected_key_that_is_not_a_name_is_refused(key: Any, kind: str) -> None:
+    """An empty name or a non-string key fails at construction, naming what was given."""
+    with pytest.raises(
+        TypeError, match=f"^a protected key is a StateKey or a key name, not {kind}$"
+    ):
+        ProtectState(keys=[key])
+
+
+async def test_refusals_in_one_run_are_all_readable_later() -> None:
+    """A client write refused at the start and a tool write refused later in the same run
+    are both readable by later policies, not only the newest."""
+    told: list[tuple[bool, bool]] = []
+
+    @on("after_tool")
+    def look(*, tool: Any, tool_args: Any, tool_context: Any, result: Any) -> None:
+        told.append((ACTIVE.refused(tool_context.state), ROLE.refused(tool_context.state)))
+
+    guard = RequireState(ACTIVE, message="inactive")
+    lattice = Lattice(policy=[guard], handlers=[look])
+    await _run(
+        _writer_agent(),
+        lattice,
+        state={"user:account_active": True, "user:role": "clerk"},
+        delta={"user:account_active": True},
+    )
+    assert told == [(True, True)]

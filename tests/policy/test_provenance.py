@@ -9,12 +9,16 @@ from typing import Any
 import pytest
 from google.adk.agents import LlmAgent
 from google.adk.events.event import Event
+from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.tool_confirmation import ToolConfirmation
 from google.genai import types
 
+from adk_lattice import Outcome
 from adk_lattice.policy import Consequential, ProvenanceGuard
-from adk_lattice.policy.provenance_taint import MAX_SOURCES, TAINT_KEY, session_hash
+from adk_lattice.policy.provenance_taint import MAX_SOURCES, TAINT_KEY, session_hash, token_hash
+from adk_lattice.policy.provenance_values import tokens_of
 from adk_lattice.state import StateKey
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import (
     FakeModel,
     callback_context,
@@ -361,3 +365,126 @@ def test_an_ungrounded_confirmation_is_noted_with_the_arguments() -> None:
     ctx = context("pay my landlord")
     check(guard(on_ungrounded="confirm"), ctx, recipient=ATTACKER, amount=1)
     assert noted(ctx, "before_tool") == [("defer", "ungrounded_argument:recipient,amount")]
+
+
+def test_an_approval_is_counted_as_allowed_and_approved() -> None:
+    """A person's approval is counted as an allowed call and as an approval."""
+    g = guard(on_ungrounded="confirm")
+    ctx = context("pay my landlord")
+    ctx.tool_confirmation = ToolConfirmation(confirmed=True)
+    check(g, ctx, recipient=ATTACKER, amount=1)
+    assert (g.counts.get("allowed"), g.counts.get("approved")) == (1, 1)
+
+
+def test_a_rejection_is_a_denial_naming_the_tool_and_the_guard() -> None:
+    """A person's rejection returns the full denial: reason, code, guard name and tool."""
+    ctx = context("pay my landlord")
+    ctx.tool_confirmation = ToolConfirmation(confirmed=False)
+    out = check(guard(on_ungrounded="confirm"), ctx, recipient=ATTACKER, amount=1)
+    assert out == {
+        "status": "denied",
+        "reason": "the send_money call was rejected by the approver",
+        "code": "rejected_by_approver",
+        "policy": "ProvenanceGuard",
+        "tool": "send_money",
+    }
+
+
+def test_a_rejection_is_noted_under_the_guards_name() -> None:
+    """Telemetry sees the rejection as a deny coded rejected_by_approver, by the guard."""
+    ctx = context("pay my landlord")
+    ctx.tool_confirmation = ToolConfirmation(confirmed=False)
+    check(guard(on_ungrounded="confirm", name="payments"), ctx, recipient=ATTACKER, amount=1)
+    outcome = Outcome(hook="before_tool", args={"tool_context": ctx})
+    assert [(n.handler, n.decision, n.reason) for n in notes_of(outcome)] == [
+        ("payments", "deny", "rejected_by_approver")
+    ]
+
+
+def test_always_confirm_asks_without_naming_arguments() -> None:
+    """always_confirm asks about the call and its sources only, and is noted always_confirm."""
+    g = guard(name="files")
+    ctx = context("delete f1")
+    out = check(g, ctx, function_tool(delete_file), file_id="f1")
+    asked = ctx.actions.requested_tool_confirmations["call-1"]
+    assert asked.hint == (
+        "This delete_file call was made after reading untrusted content (read_inbox). Approve it?"
+    )
+    assert asked.payload == {"tool": "delete_file", "arguments": []}
+    assert (out["policy"], out["tool"]) == ("files", "delete_file")
+    assert noted(ctx, "before_tool") == [("defer", "always_confirm")]
+    assert g.counts.get("pending_approval") == 1
+
+
+def test_an_ungrounded_confirmation_names_the_arguments_to_the_person() -> None:
+    """The person is told which arguments did not come from the user or a trusted source."""
+    ctx = context("pay my landlord")
+    check(guard(on_ungrounded="confirm"), ctx, recipient=ATTACKER, amount=1)
+    asked = ctx.actions.requested_tool_confirmations["call-1"]
+    assert asked.hint == (
+        "This send_money call was made after reading untrusted content (read_inbox). "
+        "the arguments recipient, amount did not come from you or a trusted source. Approve it?"
+    )
+    assert asked.payload == {"tool": "send_money", "arguments": ["recipient", "amount"]}
+
+
+def test_a_sub_agent_is_handed_the_users_emails_urls_and_ids() -> None:
+    """Calling an agent tool while tainted hands it hashes of each kind the table uses."""
+    said = "mail jane@example.com the page https://example.com/a about ticket AB-123"
+    table = {"notify": Consequential(args={"to": "email", "link": "url", "ref": "id"})}
+    ctx = context(said)
+    helper = AgentTool(agent=LlmAgent(name="helper", model=FakeModel()))
+    ProvenanceGuard(table).before_tool(tool=helper, tool_args={}, tool_context=ctx)
+    salt = session_hash(ctx.session.id)
+    handed = set(ctx.state[TAINT_KEY]["s"][salt]["tok"])
+    for kind in ("email", "url", "id"):
+        tokens = tokens_of(kind, said)
+        assert tokens
+        assert {token_hash(salt, kind, t) for t in tokens} <= handed
+
+
+def test_a_denial_is_counted_per_tool_and_noted_by_the_guards_name() -> None:
+    """An ungrounded call is counted as denied, per tool, and noted under the guard's name."""
+    g = guard(name="payments")
+    ctx = context("pay my landlord")
+    check(g, ctx, recipient=ATTACKER, amount=1)
+    assert (g.counts.get("denied"), g.counts.get("denied:send_money")) == (1, 1)
+    outcome = Outcome(hook="before_tool", args={"tool_context": ctx})
+    assert [(n.handler, n.reason) for n in notes_of(outcome)] == [
+        ("payments", "ungrounded_argument:recipient,amount")
+    ]
+
+
+def test_every_user_message_and_the_instruction_ground_together() -> None:
+    """A value the user typed in a later message grounds, and so does the instruction's,
+    whatever the user said in between."""
+    agent = LlmAgent(name="agent", model=FakeModel(), instruction=f"Refunds go to {ATTACKER}.")
+    inv = invocation_context(agent=agent)
+    for text in ("hello", "pay DE89370400440532013000 please", "thanks"):
+        content = types.Content(role="user", parts=[types.Part(text=text)])
+        inv.session.events.append(Event(author="user", invocation_id="i0", content=content))
+    ctx = tool_context(invocation=inv)
+    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    assert check(guard(), ctx, recipient="DE89370400440532013000", amount=None) is None
+    assert check(guard(), ctx, recipient=ATTACKER, amount=None) is None
+
+
+def test_the_denial_of_several_values_reads_in_the_plural() -> None:
+    """Several ungrounded arguments: "do not appear", and the user is asked to state them."""
+    out = check(guard(), context("pay my landlord"), recipient=ATTACKER, amount=12)
+    assert out["reason"] == (
+        "the arguments recipient, amount of this send_money call do not appear in anything the "
+        "user or a trusted source provided, and untrusted content is in context; ask the user "
+        "to state them"
+    )
+
+
+def test_arguments_that_are_not_an_object_are_denied_saying_so() -> None:
+    """Non-object arguments are denied with that reason, every declared argument named."""
+    ctx = context()
+    out = guard().before_tool(tool=SEND, tool_args=[ATTACKER], tool_context=ctx)
+    assert (out["reason"], out["arguments"]) == (
+        "arguments must be an object",
+        ["recipient", "amount"],
+    )
+    assert noted(ctx, "before_tool") == [("deny", "ungrounded_argument:recipient,amount")]

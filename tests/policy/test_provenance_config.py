@@ -76,8 +76,18 @@ def test_from_rules_rejects_a_bad_kind() -> None:
 
 def test_from_rules_without_sensitive_rows_fails() -> None:
     """A rule table with nothing sensitive is a mistake, not an empty guard."""
-    with pytest.raises(ValueError, match="sensitive="):
+    with pytest.raises(
+        ValueError, match=r"^no ToolRule declares sensitive=\.\.\., e\.g\. \{'recipient': 'iban'\}$"
+    ):
         ProvenanceGuard.from_rules({"lookup": ToolRule()})
+
+
+def test_from_rules_passes_the_other_options_on() -> None:
+    """from_rules hands its other arguments (a name, trusted tools) to the guard it builds."""
+    g = ProvenanceGuard.from_rules(
+        {"send_money": ToolRule(sensitive={"recipient": "iban"})}, name="payments"
+    )
+    assert g.name == "payments"
 
 
 def test_trusted_state_keys_are_exposed_for_protection() -> None:

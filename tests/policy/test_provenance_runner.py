@@ -83,8 +83,10 @@ async def test_iban_the_user_typed_runs() -> None:
     """In the same tainted turn, a payment to the IBAN and amount the user typed runs."""
     bank = Bank()
     message = "check mail, then pay 500.00 to DE89 3704 0044 0532 0130 00"
-    await run_app(agent(bank, inbox_then_pay(USER_IBAN)), [Lattice(policy=[guard()])], message)
+    g = guard()
+    await run_app(agent(bank, inbox_then_pay(USER_IBAN)), [Lattice(policy=[g])], message)
     assert bank.sent == [(USER_IBAN, 500.0)]
+    assert g.counts.get("allowed") == 1
 
 
 async def test_clean_session_is_not_checked() -> None:

@@ -5,14 +5,22 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from google.adk.events.event import Event
 from google.genai import types
 
 from adk_lattice.policy import Consequential, ProvenanceGuard, provenance_values
 from adk_lattice.policy.provenance_taint import (
     TAINT_KEY,
+    capped,
+    capped_pairs,
     instruction_text,
+    read_taint,
+    scalars,
+    select,
     session_hash,
     token_hash,
+    trusted_leaves,
+    user_texts,
 )
 from adk_lattice.state import StateKey
 from adk_lattice.testing import function_tool
@@ -149,3 +157,95 @@ def _booking() -> Any:
 
 def rooms(**options: Any) -> ProvenanceGuard:
     return ProvenanceGuard({"book_room": Consequential(args={"room": "id"})}, **options)
+
+
+def test_an_inherited_session_reads_only_its_callers_hashes() -> None:
+    """A nested session trusts the token hashes its caller handed it, never its own entry's."""
+    mine, caller = session_hash("nested"), session_hash("caller")
+    state = {
+        TAINT_KEY: {
+            "v": 1,
+            "s": {
+                mine: {"src": [], "inh": True, "tok": ["own"]},
+                caller: {"src": ["read_inbox"], "inh": False, "tok": ["given", 7]},
+            },
+        }
+    }
+    assert read_taint(state, "nested").hashed == {caller: frozenset({"given"})}
+
+
+def test_a_token_hash_is_sixteen_hex_characters_even_for_a_lone_surrogate() -> None:
+    """Hashing never fails on text UTF-8 cannot encode, and is 16 hex characters long."""
+    digest = token_hash("salt", "id", "a\ud800b")
+    assert len(digest) == 16 and int(digest, 16) >= 0
+    assert digest != token_hash("salt", "id", "a\ud801b")
+
+
+def _deep(depth: int, leaf: object, box: str) -> object:
+    value = leaf
+    for _ in range(depth):
+        value = {"k": value} if box == "dict" else [value]
+    return value
+
+
+@pytest.mark.parametrize("box", ["dict", "list"])
+def test_leaves_are_read_down_to_twenty_levels_and_no_deeper(box: str) -> None:
+    """A leaf inside 20 nested containers is read; inside 21 it is not."""
+    assert list(scalars(_deep(20, "x", box))) == ["x"]
+    assert list(scalars(_deep(21, "x", box))) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "found"),
+    [
+        (("rows", "*", "iban"), ["A", "B"]),
+        (("rows", "1", "iban"), ["B"]),
+        (("rows", "2", "iban"), []),
+        (("rows", "x"), []),
+        (("meta", "*"), ["m1", "m2"]),
+    ],
+)
+def test_a_trusted_field_path_selects_its_values(path: tuple[str, ...], found: list[str]) -> None:
+    """Paths pick mapping keys, list items by index (in range) and * for every item."""
+    response = {"rows": [{"iban": "A"}, {"iban": "B"}], "meta": {"a": "m1", "b": "m2"}}
+    assert list(select(response, path)) == found
+
+
+def test_a_tool_not_trusted_gives_no_leaves() -> None:
+    """trust=False reads nothing from a response; True reads every leaf."""
+    response = {"a": "x", "b": [1, "y"]}
+    assert list(trusted_leaves(response, False)) == []
+    assert list(trusted_leaves(response, True)) == ["x", "1", "y"]
+
+
+def test_trusted_text_is_capped_at_its_budget_the_last_text_cut() -> None:
+    """Texts are kept in order until the budget is used: the last one cut, the rest dropped."""
+    assert capped(["abc", "defg", "hi"], budget=5) == ["abc", "de"]
+    assert capped(["abc", "de", "x"], budget=5) == ["abc", "de"]
+    assert capped(["a", "b"], budget=1) == ["a"]
+    assert capped_pairs([("abc", ("e",)), ("defg", ()), ("hi", ())], budget=5) == [
+        ("abc", ("e",)),
+        ("de", ()),
+    ]
+    assert capped_pairs([("a", ()), ("b", ())], budget=1) == [("a", ())]
+
+
+def test_only_the_users_own_messages_are_their_words() -> None:
+    """Text of user-authored events counts; an agent's text or an empty event does not."""
+
+    def event(author: str, text: str | None) -> Event:
+        parts = [types.Part(text=text)] if text is not None else []
+        return Event(
+            author=author, invocation_id="i", content=types.Content(role="user", parts=parts)
+        )
+
+    events = [event("user", "first"), event("assistant", "not theirs"), event("user", None),
+              Event(author="user", invocation_id="i"), event("user", "second")]  # fmt: skip
+    assert list(user_texts(events)) == ["second", "first"]
+
+
+def test_a_session_entry_of_the_wrong_shape_has_no_sources() -> None:
+    """A taint entry that is not a mapping, or whose sources are not a list, names none."""
+    for entry in ("garbage", {"src": "read_inbox"}):
+        taint = read_taint({TAINT_KEY: {"v": 1, "s": {"another": entry}}}, "s")
+        assert taint.sources == ()

@@ -268,6 +268,7 @@ async def test_spotlight_markers_are_new_in_each_invocation() -> None:
     ]
     assert len(markers[0]) == len(markers[1]) == 1
     assert markers[0] != markers[1]
+    assert all(re.fullmatch(r"[0-9a-f]{16}", m) for found in markers for m in found)
 
 
 async def test_a_finished_run_leaves_no_per_invocation_data_in_the_guard() -> None:

@@ -198,3 +198,117 @@ def test_the_memo_accounts_for_the_characters_it_holds() -> None:
     text = "x " * 5_000
     tokens_of("id", text)
     assert provenance_values._MEMO.currsize >= 3 * len(text)
+
+
+@pytest.mark.parametrize(
+    ("kind", "text", "tokens"),
+    [
+        (
+            "url",
+            "see https://Docs.Example.com:8443/Guide/?q=1",
+            {"docs.example.com:8443/guide?q=1"},
+        ),
+        (
+            "url",
+            "http://example.com:80/a and https://example.org:443/b",
+            {"example.com/a", "example.org/b"},
+        ),
+        (
+            "url",
+            "https://example.com/a, then https://example.com/a?b=2.",
+            {"example.com/a", "example.com/a?b=2"},
+        ),
+        ("url", "www.foo.org/x", {"foo.org/x"}),
+        ("email", "mail bob@example.com. or a.b@x.co.", {"bob@example.com", "a.b@x.co"}),
+        ("phone", "call 000-0000 or 0044 20 7946 0958", {"0", "442079460958"}),
+        ("phone", "12-345 and 1234-5678-9012-3456-7890", {"12345", "12345678901234567890"}),
+        (
+            "id",
+            "refund ch_1/re_2,c-3; #tag",
+            {"refund", "ch_1/re_2,c-3", "ch_1", "re_2", "c-3", "tag"},
+        ),
+    ],
+    ids=[
+        "port-query",
+        "default-ports",
+        "query-or-none",
+        "no-scheme",
+        "email-dots",
+        "phone-zeros",
+        "phone-lengths",
+        "id-parts",
+    ],
+)
+def test_tokens_are_found_in_their_normal_form(kind: str, text: str, tokens: set[str]) -> None:
+    """Each kind's tokens are read out of text in the one form values are compared in."""
+    assert tokens_of(kind, text) == frozenset(tokens)
+
+
+def test_phone_runs_outside_five_to_twenty_digits_are_not_tokens() -> None:
+    """A phone-like run of four digits, or of 21, is no phone number."""
+    assert tokens_of("phone", "12-34 and 1234-5678-9012-3456-78901") == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("short", "long", "same"),
+    [
+        ("7946095", "447946095", True),  # seven digits and a two-digit country code
+        ("7946095", "4417946095", True),  # three digits more
+        ("7946095", "44127946095", False),  # four digits more: another number
+        ("794609", "44794609", False),  # six digits are too few to match by their end
+    ],
+)
+def test_a_national_number_grounds_an_international_one_within_three_digits(
+    short: str, long: str, same: bool
+) -> None:
+    """A number of 7+ digits grounds the same number with up to three more digits in front."""
+    assert Grounding([f"call {short}"]).grounded("phone", long) is same
+
+
+def test_a_whole_field_echoing_its_argument_adds_none_of_its_tokens() -> None:
+    """A field echoing its call's argument whole grounds neither the whole nor its parts."""
+    grounding = Grounding([], fields=[("Team Room", ["Team Room"])])
+    assert grounding.tokens("id") == frozenset()
+
+
+def test_tokens_from_several_texts_are_gathered() -> None:
+    """The tokens of every trusted text count, not only the last one's."""
+    grounding = Grounding(["pay DE89370400440532013000", "or GB29NWBK60161331926819"])
+    assert grounding.tokens("iban") == {"DE89370400440532013000", "GB29NWBK60161331926819"}
+
+
+def test_a_host_written_with_its_final_dot_is_the_same_host() -> None:
+    """https://example.com./docs is the page https://example.com/docs the user gave."""
+    assert Grounding(["see https://example.com/docs"]).grounded("url", "https://example.com./docs")
+
+
+@pytest.mark.parametrize(
+    ("kind", "value", "normal"),
+    [
+        ("number", "1_000", "1000"),
+        ("number", "1 000.50", "1000.5"),
+        ("number", "12.0", "12"),
+        ("number", "EUR 1,500.00", "1500"),
+        ("phone", "12345", "12345"),
+        ("phone", "1" * 20, "1" * 20),
+        ("phone", "00000", "0"),
+        ("iban", "DE89-3704-0044-0532-0130-00", "DE89370400440532013000"),
+        ("id", "@bob", "bob"),
+        ("id", "#ticket-42#", "ticket-42#"),
+        ("id", "  (TK-42).  ", "tk-42"),
+    ],
+)
+def test_a_value_is_compared_in_its_normal_form(kind: str, value: str, normal: str) -> None:
+    """Separators, currency, zeros, case and marks around an id are normalised away."""
+    assert normalise(kind, value) == normal
+
+
+@pytest.mark.parametrize(
+    ("kind", "value"),
+    [("phone", "1234"), ("phone", "1" * 21), ("email", "x"), ("iban", "DE89"), ("url", "x")],
+)
+def test_a_malformed_value_names_its_kind(kind: str, value: str) -> None:
+    """A value that is not of its kind raises Malformed carrying the kind."""
+    with pytest.raises(Malformed) as caught:
+        normalise(kind, value)
+    assert caught.value.args == (kind,)

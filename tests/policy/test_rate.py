@@ -20,12 +20,13 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools.function_tool import FunctionTool
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.cache import ResponseCache
 from adk_lattice.policy import CounterStore, MemoryCounter, RateLimit, RedisCounter
 from adk_lattice.policy._common import DENIAL_STATE_KEY
 from adk_lattice.state import StateKey
 from adk_lattice.stores import MemoryStore, RedisStore, SQLiteStore
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.cache.rig import Rig, text_of
 
@@ -536,3 +537,163 @@ async def test_a_redis_counter_does_not_retry_a_stalled_server() -> None:
         server.close()
         await server.wait_closed()
     assert len(accepted) == 1
+
+
+async def test_memory_counter_keeps_up_to_max_keys_and_no_more() -> None:
+    """The counter drops keys only past max_keys: at 100,000 by default, at max_keys if set."""
+    clock = Clock()
+    store = MemoryCounter(clock=clock, max_keys=3)
+    for key in ("a", "b", "c"):
+        await store.incr(key, 60)
+    assert [await store.incr(key, 60) for key in ("a", "b", "c")] == [2, 2, 2]
+    await store.incr("d", 60)  # the fourth key pushes out the oldest
+    assert await store.incr("a", 60) == 1
+    default = MemoryCounter()
+    for i in range(100_000):
+        default._counts[f"k{i}"] = (1, 1e18)
+    await default.incr("new", 60)
+    assert len(default._counts) == 100_000
+
+
+async def test_memory_counter_window_ends_exactly_at_its_length() -> None:
+    """A window of 10 s started at 0 still counts at 5 and is over at 10."""
+    clock = Clock()
+    store = MemoryCounter(clock=clock)
+    assert await store.incr("k", 10) == 1
+    clock.now = 5
+    assert await store.incr("k", 10) == 2
+    clock.now = 10
+    assert await store.incr("k", 10) == 1
+
+
+async def test_expired_counters_are_purged_first_when_full() -> None:
+    """When full, counters whose window ended go before live ones."""
+    clock = Clock()
+    store = MemoryCounter(clock=clock, max_keys=2)
+    await store.incr("live", 100)
+    await store.incr("brief", 5)
+    clock.now = 5  # "brief" ends exactly now
+    await store.incr("new", 100)
+    assert await store.incr("live", 100) == 2
+
+
+@pytest.mark.parametrize("hook", ["before_model", "before_agent", "before_tool"])
+async def test_a_store_outage_reads_its_own_message(ctx: Any, hook: str) -> None:
+    """With the counter store down, the user reads the unavailable message, not the limit's."""
+    limit = RateLimit(5, 60, store=_BrokenCounter(), hook=hook, name="rl")  # type: ignore[arg-type]
+    c = await ctx()
+    out = await getattr(limit, hook)(
+        **{
+            "before_model": {"callback_context": c, "llm_request": None},
+            "before_agent": {"agent": None, "callback_context": c},
+            "before_tool": {"tool": None, "tool_args": {}, "tool_context": c},
+        }[hook]
+    )
+    if hook == "before_tool":
+        assert out["reason"] == "the rate limit could not be checked (counter store unavailable)"
+        assert out["policy"] == "rl"
+    else:
+        text = (out.content if hook == "before_model" else out).parts[0].text
+        assert text == limit.unavailable_message
+    assert c.state[DENIAL_STATE_KEY] == {
+        "policy": "rl",
+        "reason": "rate_limit_unavailable",
+        "limit": 5,
+    }
+    outcome = Outcome(
+        hook=hook, args={("tool_context" if hook == "before_tool" else "callback_context"): c}
+    )
+    assert [n.handler for n in notes_of(outcome)] == ["rl"]
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"limit": -1}, ValueError, "^limit must be a non-negative integer$"),
+        ({"limit": 1.5}, ValueError, "^limit must be a non-negative integer$"),
+        ({"window_seconds": 0}, ValueError, "^window_seconds must be positive$"),
+        ({"per": "session"}, TypeError, "^per must be 'user' or a declared StateKey$"),
+        ({"on_store_error": "skip"}, ValueError, "^on_store_error must be 'deny' or 'allow'$"),
+        (
+            {"store": object()},
+            TypeError,
+            r"^store must be a Store or have async incr\(key, window\), got object$",
+        ),
+    ],
+)
+def test_a_bad_setting_fails_with_its_fix(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """Each setting mistake fails at construction with the rule as written."""
+    settings: dict[str, Any] = {"limit": 1, "window_seconds": 60, **options}
+    with pytest.raises(error, match=message):
+        RateLimit(**settings)
+
+
+def test_a_window_under_a_second_is_accepted() -> None:
+    """window_seconds may be any positive length, under a second too."""
+    assert RateLimit(1, 0.5).window_seconds == 0.5
+
+
+def test_the_per_key_is_protected_and_the_store_named_after_the_limit() -> None:
+    """A per= StateKey is among the state keys (protected); the default store is named
+    after the handler; a per-user limit trusts no state key."""
+    limit = RateLimit(1, 60, per=TENANT, name="per-tenant")
+    assert (limit.state_keys, limit.store.name) == ((TENANT,), "per-tenant")  # type: ignore[attr-defined]
+    assert RateLimit(1, 60).state_keys == ()
+
+
+async def test_two_limits_on_one_store_count_apart(ctx: Any) -> None:
+    """Two differently named limits sharing a store each count their own calls."""
+    store = MemoryStore()
+    first, second = RateLimit(1, 60, store=store, name="a"), RateLimit(1, 60, store=store, name="b")
+    c = await ctx()
+    assert await first.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+    assert await second.before_model(callback_context=c, llm_request=None) is None  # type: ignore[attr-defined]
+
+
+async def test_only_the_listed_tools_are_limited() -> None:
+    """With tools=, a tool not listed is never counted or refused."""
+
+    def ping() -> dict[str, Any]:
+        """Ping."""
+        return {"pong": True}
+
+    def pong() -> dict[str, Any]:
+        """Pong."""
+        return {"ping": True}
+
+    model = FakeModel([ScriptedResponse.call("pong"), ScriptedResponse.text("ok")])
+    agent = LlmAgent(name="assistant", model=model, tools=[ping, pong])
+    limit = RateLimit(0, 60, hook="before_tool", tools={"ping"})
+    run = await run_app(agent, [Lattice(policy=[limit])], "go")
+    assert run.responses("pong") == [{"ping": True}]
+
+
+class _Switch:
+    """A counter store that can be taken down and brought back."""
+
+    def __init__(self) -> None:
+        self.down = False
+        self.n = 0
+
+    async def incr(self, key: str, window_seconds: float) -> int:
+        if self.down:
+            raise ConnectionError("down")
+        self.n += 1
+        return self.n
+
+
+async def test_each_outage_is_logged_with_the_error_type(
+    ctx: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An outage, a recovery and a second outage log two warnings naming the error type."""
+    store = _Switch()
+    limit = RateLimit(100, 60, store=store)
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.policy"):
+        for down in (True, False, True):
+            store.down = down
+            await limit.before_model(callback_context=await ctx(), llm_request=None)  # type: ignore[attr-defined]
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 2
+    assert all("(ConnectionError)" in w for w in warnings)

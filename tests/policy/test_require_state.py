@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import RequireState
 from adk_lattice.policy._common import DENIAL_STATE_KEY
 from adk_lattice.state import StateKey, StateKeys
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import noted, run_app
@@ -148,3 +149,29 @@ async def test_the_default_message_says_the_account_is_not_enabled(ctx: Any) -> 
     assert out.parts[0].text == (
         "Sorry, I can't help with this right now: your account is not enabled."
     )
+
+
+async def test_an_undeclared_flag_reads_as_false_when_unset(ctx: Any) -> None:
+    """An undeclared name's default is False itself: equals=False passes while it is unset."""
+    name = f"user:rs_off_{uuid.uuid4().hex}"  # never declared before, in any earlier test
+    guard = RequireState(name, equals=False, message="Only before enabling.")
+    assert guard.before_agent(agent=None, callback_context=await ctx({})) is None
+
+
+async def test_only_the_named_agents_are_guarded() -> None:
+    """With agents=, an agent not named runs even when the key does not hold."""
+    model = FakeModel([ScriptedResponse.text("hello")])
+    agent = LlmAgent(name="assistant", model=model)
+    guard = RequireState(ACTIVE, message="inactive", agents={"billing"})
+    run = await run_app(agent, [Lattice(policy=[guard])], "hi")
+    assert run.texts == ["hello"]
+
+
+async def test_a_stop_is_noted_under_the_handler_name(ctx: Any) -> None:
+    """The block note names the handler: RequireState unless renamed."""
+    c = await ctx({"user:account_active": False})
+    RequireState(ACTIVE, message="inactive", name="active").before_agent(
+        agent=None, callback_context=c
+    )
+    outcome = Outcome(hook="before_agent", args={"callback_context": c})
+    assert [n.handler for n in notes_of(outcome)] == ["active"]

@@ -9,8 +9,9 @@ import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.tools.function_tool import FunctionTool
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import CapToolResult, ToolGuard, ToolRule
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import noted, run_app
@@ -245,3 +246,143 @@ async def test_the_size_cap_halves_from_max_items(ctx: Any) -> None:
     result = {"rows": ["x" * 200 for _ in range(40)]}
     out = await cap(CapToolResult(max_items=5, max_bytes=1_000), result, ctx)
     assert (out["returned"], len(out["rows"])) == (2, 2)
+
+
+def test_bad_limits_name_the_setting_at_fault() -> None:
+    """A negative max_chars or a tiny max_bytes fails with a message naming it."""
+    with pytest.raises(ValueError, match=r"^max_items must be >= 0$"):
+        CapToolResult(max_items=-1)
+    with pytest.raises(ValueError, match=r"^max_chars must be >= 0$"):
+        CapToolResult(max_chars=-1)
+    with pytest.raises(ValueError, match=r"^max_bytes must be at least 256$"):
+        CapToolResult(max_bytes=255)
+
+
+async def test_zero_caps_and_the_smallest_size_are_accepted(ctx: Any) -> None:
+    """max_items=0, max_chars=0 and max_bytes=256 are valid: lists and strings empty out."""
+    policy = CapToolResult(max_items=0, max_chars=0, max_bytes=256)
+    out = await cap(policy, {"rows": [1, 2], "note": "ab"}, ctx)
+    assert (out["rows"], out["note"], out["returned"]) == ([], "…", 0)
+
+
+async def test_lists_are_cut_at_fifty_items_by_default(ctx: Any) -> None:
+    """Without max_items, a list keeps up to 50 items and is cut past that."""
+    assert await cap(CapToolResult(), {"rows": list(range(50))}, ctx) is None
+    out = await cap(CapToolResult(), {"rows": list(range(51))}, ctx)
+    assert (out["total_available"], out["returned"]) == (51, 50)
+
+
+async def test_results_are_capped_at_64000_bytes_by_default(ctx: Any) -> None:
+    """Without max_bytes, a result of 64,000 bytes is kept whole and a larger one is cut."""
+    policy = CapToolResult(max_items=None, max_chars=None)
+    fits: dict[str, Any] = {"rows": ["x" * 98] * 600, "pad": ""}
+    fits["pad"] = "y" * (64_000 - len(json.dumps(fits)))
+    assert await cap(policy, fits, ctx) is None
+    fits["pad"] += "y"
+    out = await cap(policy, fits, ctx)
+    assert out["truncated"] is True and out["total_available"] == 600
+
+
+async def test_a_result_within_max_bytes_keeps_every_item_of_an_uncapped_list(ctx: Any) -> None:
+    """With max_items=None, a list is not cut unless the size cap needs it."""
+    result = {"rows": list(range(100))}
+    assert await cap(CapToolResult(max_items=None), result, ctx) is None
+
+
+async def test_a_list_of_exactly_max_items_is_kept(ctx: Any) -> None:
+    """max_items is the longest list kept: a list of exactly that length is untouched."""
+    assert await cap(CapToolResult(max_items=3), {"rows": [1, 2, 3]}, ctx) is None
+
+
+async def test_a_capped_top_level_list_is_wrapped_as_result(ctx: Any) -> None:
+    """A tool returning a bare list gets it back under "result", with the cut announced."""
+    out = await cap(CapToolResult(max_items=2), [1, 2, 3], ctx)
+    assert out == {"result": [1, 2], "truncated": True, "total_available": 3, "returned": 2}
+
+
+async def test_a_nested_field_is_cut_under_its_dotted_path(ctx: Any) -> None:
+    """A cut inside nested dicts is listed under its dotted path."""
+    out = await cap(CapToolResult(max_chars=2), {"X-Meta": {"b": "abcd"}}, ctx)
+    assert out["truncations"] == [{"path": "X-Meta.b", "total_chars": 4, "returned_chars": 2}]
+
+
+async def test_the_size_cap_halves_down_to_a_single_item(ctx: Any) -> None:
+    """Over max_bytes, halving goes on down to one item per list (and to none if needed)."""
+    result = {"rows": ["x" * 150 for _ in range(8)]}
+    out = await cap(CapToolResult(max_items=None, max_bytes=256), result, ctx)
+    assert (out["returned"], len(out["rows"])) == (1, 1)
+    big = {"rows": ["x" * 300 for _ in range(8)]}
+    out = await cap(CapToolResult(max_items=None, max_bytes=256), big, ctx)
+    assert (out["returned"], out["rows"]) == (0, [])
+
+
+async def test_capping_and_stripping_are_counted(ctx: Any) -> None:
+    """counts["capped"] and counts["stripped"] count the results cut and stripped."""
+    policy = CapToolResult(max_items=1, strip={"secret"})
+    await cap(policy, {"rows": [1, 2]}, ctx)
+    await cap(policy, {"secret": 1, "ok": 2}, ctx)
+    assert (policy.counts["capped"], policy.counts["stripped"]) == (1, 1)
+
+
+async def test_at_most_fifty_stripped_fields_are_named(ctx: Any) -> None:
+    """stripped_fields names the first 50 stripped paths, however many were stripped."""
+    result = {"rows": [{"secret": i} for i in range(60)]}
+    out = await cap(CapToolResult(max_items=None, strip={"secret"}), result, ctx)
+    assert len(out["stripped_fields"]) == 50
+
+
+async def _notes(policy: CapToolResult, result: Any, ctx: Any) -> list[Any]:
+    c = await ctx({}, function_call_id="fc-1")
+    await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+    outcome = Outcome(hook="after_tool", args={"tool_context": c})
+    return notes_of(outcome)
+
+
+async def test_a_rewrite_is_noted_under_the_handler_name(ctx: Any) -> None:
+    """The rewrite note names the handler: CapToolResult by default, or the name given."""
+    [default] = await _notes(CapToolResult(max_items=1), {"rows": [1, 2]}, ctx)
+    [named] = await _notes(CapToolResult(max_items=1, name="caps"), {"rows": [1, 2]}, ctx)
+    assert (default.handler, named.handler) == ("CapToolResult", "caps")
+
+
+async def test_an_offloaded_file_without_a_call_id_is_named_call(ctx: Any) -> None:
+    """Outside a tool call (no function call id), the artifact is named <tool>-call.json."""
+    c = await ctx({}, artifacts=True)
+    policy = CapToolResult(max_items=None, offload_over=10)
+    out = await policy.after_tool(
+        tool=FunctionTool(list_orders), tool_args={}, tool_context=c, result={"rows": [1, 2, 3]}
+    )
+    assert out["artifact"]["filename"] == "list_orders-call.json"
+
+
+async def test_an_offloaded_file_is_json_in_utf8(ctx: Any) -> None:
+    """The artifact is application/json, non-ASCII text kept as UTF-8, odd values as text."""
+    c = await ctx({}, function_call_id="fc-5", artifacts=True)
+    policy = CapToolResult(max_items=None, offload_over=10)
+    result = {"note": "café", "when": frozenset(), "n": 1}
+    out = await policy.after_tool(tool=None, tool_args={}, tool_context=c, result=result)
+    saved = await c.load_artifact(out["artifact"]["filename"])
+    assert saved.inline_data.mime_type == "application/json"
+    saved_text = saved.inline_data.data.decode("utf-8")
+    assert saved_text == '{"note": "café", "when": "frozenset()", "n": 1}'
+
+
+class _Refuses:
+    """A policy of the application's own that refuses every tool call with its own dict."""
+
+    name = "Refuses"
+
+    async def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> Any:
+        return {"refused": "not today", "rows": list(range(10))}
+
+
+async def test_any_policy_denial_is_skipped_whatever_its_shape() -> None:
+    """A denial by another policy reaches the model whole, even without a status field."""
+    model = FakeModel(
+        [ScriptedResponse.call("list_orders", customer_id="c1"), ScriptedResponse.text("ok")]
+    )
+    agent = LlmAgent(name="assistant", model=model, tools=[list_orders])
+    capper = CapToolResult(max_items=3)
+    run = await run_app(agent, [Lattice(policy=[_Refuses(), capper])], "orders?")
+    assert run.responses("list_orders")[0] == {"refused": "not today", "rows": list(range(10))}
+    assert capper.counts["skipped_denial"] == 1

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from google.adk.agents.llm_agent import LlmAgent
 
-from adk_lattice import Lattice, on
+from adk_lattice import Lattice, Outcome, on
 from adk_lattice.policy import SumLimit, ToolGuard, ToolRule, sums
+from adk_lattice.state import StateKey
 from adk_lattice.stores import MemoryStore, SQLiteStore
 from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
@@ -246,3 +247,214 @@ async def test_a_failed_call_gives_its_reservation_back() -> None:
     await run_app(agent, [Lattice(policy=[limit], handlers=[recover])], "refund")
     assert done == [100.0]
     assert limit.counts["released"] == 1
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"limit": True}, ValueError, "^limit must be a non-negative number$"),
+        ({"limit": "5"}, ValueError, "^limit must be a non-negative number$"),
+        ({"limit": -1}, ValueError, "^limit must be a non-negative number$"),
+        ({"window": True}, ValueError, "^window must be a positive number of seconds$"),
+        ({"window": "60"}, ValueError, "^window must be a positive number of seconds$"),
+        ({"window": 0}, ValueError, "^window must be a positive number of seconds$"),
+        ({"scale": True}, ValueError, r"^scale must be a positive int \(units per 1, e\.g\. 100 "),
+        ({"scale": 1.5}, ValueError, r"^scale must be a positive int \(units per 1, e\.g\. 100 "),
+        ({"scale": 0}, ValueError, r"^scale must be a positive int \(units per 1, e\.g\. 100 "),
+        ({"per": "session"}, TypeError, "^per must be 'user' or a declared StateKey$"),
+        (
+            {"on_exceed": "block"},
+            ValueError,
+            "^on_exceed is 'deny' or 'confirm'; on_store_error 'deny' or 'allow'$",
+        ),
+        (
+            {"on_store_error": "open"},
+            ValueError,
+            "^on_exceed is 'deny' or 'confirm'; on_store_error 'deny' or 'allow'$",
+        ),
+        (
+            {"approver": lambda ctx, c: True},
+            ValueError,
+            "^approver= checks a person's confirmation: pass on_exceed='confirm'$",
+        ),
+        ({"store": "redis://"}, TypeError, "^store must be an adk_lattice Store, got str$"),
+    ],
+)
+def test_a_bad_setting_fails_saying_what_is_wrong(
+    options: dict[str, Any], error: type[Exception], message: str
+) -> None:
+    """Each setting mistake fails at construction with a message naming the fix."""
+    settings: dict[str, Any] = {"limit": 100, "window": 60, **options}
+    with pytest.raises(error, match=message):
+        SumLimit("issue_refund", "amount", **settings)
+
+
+def test_the_smallest_settings_are_valid() -> None:
+    """A cap of 0, a window under a second and a scale of 1 (whole units) are accepted."""
+    limit = SumLimit("issue_refund", "amount", limit=0, window=0.5, scale=1)
+    assert (limit.limit, limit.window, limit.scale) == (0, 0.5, 1)
+
+
+def test_a_per_tenant_limit_protects_its_key() -> None:
+    """The StateKey a total is kept per is among the handler's state keys (protected)."""
+    limit = SumLimit("issue_refund", "amount", limit=1, window=60, per=TENANT)
+    assert limit.state_keys == (TENANT,)
+
+
+TENANT = StateKey("user:tenant", str, "", "The tenant the user belongs to.")
+
+
+async def _call(limit: SumLimit, ctx: Any, **args: Any) -> Any:
+    c = await ctx({}, function_call_id="fc-1")
+    return await limit.before_tool(tool=None, tool_args=args, tool_context=c)
+
+
+async def test_totals_are_counted_in_hundredths_by_default(ctx: Any) -> None:
+    """Two halves fill a limit of 1 exactly (cents by default); one cent more is denied."""
+    limit = SumLimit("issue_refund", "amount", limit=1, window=60)
+    assert await _call(limit, ctx, amount=0.5) is None
+    assert await _call(limit, ctx, amount=0.5) is None
+    assert (await _call(limit, ctx, amount=0.01))["code"] == "sum_limit"
+    assert limit.counts["allowed"] == 2
+
+
+async def test_an_amount_of_zero_is_allowed(ctx: Any) -> None:
+    """A call moving nothing (amount 0) is allowed even at a full cap."""
+    limit = SumLimit("issue_refund", "amount", limit=0, window=60)
+    assert await _call(limit, ctx, amount=0) is None
+
+
+async def test_a_denied_call_does_not_use_up_the_cap(ctx: Any) -> None:
+    """An amount refused for passing the cap is not kept: a smaller one still fits."""
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60)
+    assert (await _call(limit, ctx, amount=150))["code"] == "sum_limit"
+    assert await _call(limit, ctx, amount=100) is None
+
+
+async def test_a_denial_says_the_cap_and_names_the_tool_and_policy(ctx: Any) -> None:
+    """Past the cap, the denial gives the cap and window, the tool and the handler."""
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60)
+    assert await _call(limit, ctx, amount=150) == {
+        "status": "denied",
+        "reason": "issue_refund may total at most 100 per 60 s",
+        "code": "sum_limit",
+        "policy": "SumLimit",
+        "tool": "issue_refund",
+    }
+
+
+@pytest.mark.parametrize(
+    ("amount", "reason"),
+    [
+        (-1, "amount must be a non-negative number"),
+        (float("inf"), "amount must be a finite number"),
+    ],
+)
+async def test_an_unreadable_amount_is_denied_saying_why(
+    ctx: Any, amount: Any, reason: str
+) -> None:
+    """A negative or non-finite amount is denied with a reason naming the field."""
+    c = await ctx({}, function_call_id="fc-1")
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60, name="refunds")
+    out = await limit.before_tool(tool=None, tool_args={"amount": amount}, tool_context=c)
+    assert (out["reason"], out["code"], out["policy"]) == (reason, "sum_limit_input", "refunds")
+    assert noted_by(c) == [("refunds", "deny", "sum_limit_input")]
+
+
+def noted_by(c: Any) -> list[tuple[str, str, str | None]]:
+    outcome = Outcome(hook="before_tool", args={"tool_context": c})
+    return [(n.handler, n.decision, n.reason) for n in notes_of(outcome)]
+
+
+async def test_arguments_that_are_not_a_mapping_are_denied(ctx: Any) -> None:
+    """Arguments given as a list (no named amount) are denied as unreadable."""
+    c = await ctx({}, function_call_id="fc-1")
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60)
+    out = await limit.before_tool(tool=None, tool_args=[5], tool_context=c)
+    assert out["code"] == "sum_limit_input"
+
+
+class _DownStore(MemoryStore):
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        raise ConnectionError("store is down")
+
+
+async def test_a_store_outage_is_denied_counted_and_noted(ctx: Any) -> None:
+    """With the store down, the call is denied saying so, counted and noted."""
+    c = await ctx({}, function_call_id="fc-1")
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60, store=_DownStore())
+    out = await limit.before_tool(tool=None, tool_args={"amount": 1}, tool_context=c)
+    assert out["reason"] == "the running total could not be checked (store unavailable)"
+    assert limit.counts["store_errors"] == 1
+    assert noted_by(c) == [("SumLimit", "deny", "sum_limit_unavailable")]
+
+
+async def test_a_store_outage_can_let_the_call_through(ctx: Any) -> None:
+    """With on_store_error="allow", the call goes ahead while the store is down."""
+    limit = SumLimit(
+        "issue_refund", "amount", limit=100, window=60, store=_DownStore(), on_store_error="allow"
+    )
+    assert await _call(limit, ctx, amount=1) is None
+
+
+async def test_a_person_asked_about_the_total_is_counted(ctx: Any) -> None:
+    """Crossing the cap with on_exceed="confirm" is counted and asked in the handler's name."""
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60, on_exceed="confirm")
+    out = await _call(limit, ctx, amount=150)
+    assert (out["status"], out["policy"], out["tool"]) == (
+        "pending_approval",
+        "SumLimit",
+        "issue_refund",
+    )
+    assert limit.counts["pending_approval"] == 1
+
+
+async def test_other_tools_are_not_checked() -> None:
+    """Only the named tool's calls are summed: another tool without the field runs."""
+
+    def lookup(charge_id: str) -> dict[str, Any]:
+        """Look up a charge."""
+        return {"charge_id": charge_id}
+
+    model = FakeModel(
+        [ScriptedResponse.call("lookup", charge_id="c1"), ScriptedResponse.text("ok")]
+    )
+    agent = LlmAgent(name="billing", model=model, tools=[lookup])
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60)
+    run = await run_app(agent, [Lattice(policy=[limit])], "look")
+    assert run.responses("lookup") == [{"charge_id": "c1"}]
+
+
+async def test_two_limits_on_one_store_keep_their_own_totals(ctx: Any) -> None:
+    """Two differently named limits sharing a store each keep a total of their own."""
+    store = MemoryStore()
+    first = SumLimit("issue_refund", "amount", limit=100, window=60, store=store, name="a")
+    second = SumLimit("issue_refund", "amount", limit=100, window=60, store=store, name="b")
+    assert await _call(first, ctx, amount=100) is None
+    assert await _call(second, ctx, amount=100) is None
+
+
+async def test_each_tenant_has_a_total_of_their_own(ctx: Any) -> None:
+    """Per a tenant StateKey, two tenants each get the whole cap."""
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60, per=TENANT)
+    for tenant in ("acme", "globex"):
+        c = await ctx({"user:tenant": tenant}, function_call_id="fc-1")
+        assert await limit.before_tool(tool=None, tool_args={"amount": 100}, tool_context=c) is None
+
+
+async def test_two_apps_on_one_store_keep_their_own_totals() -> None:
+    """The same limit in two apps sharing a store keeps a total per app."""
+    from .conftest import make_context
+
+    store = MemoryStore()
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60, store=store)
+    for app in ("shop", "desk"):
+        c = await make_context({}, function_call_id="fc-1")
+        c.session.app_name = app
+        assert await limit.before_tool(tool=None, tool_args={"amount": 100}, tool_context=c) is None
+
+
+async def test_float_noise_past_six_decimals_is_not_an_extra_unit(ctx: Any) -> None:
+    """0.100000004 is ten cents, not eleven: noise below a millionth of a unit is ignored."""
+    limit = SumLimit("issue_refund", "amount", limit=0.1, window=60)
+    assert await _call(limit, ctx, amount=0.100000004) is None

@@ -9,9 +9,10 @@ from google.adk.agents.llm_agent import LlmAgent
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import TrimContext
 from adk_lattice.policy.trim import size
+from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import noted, run_app, user
@@ -254,3 +255,56 @@ def test_a_bad_budget_is_refused_naming_the_setting(kwargs: dict[str, Any], mess
     """A non-positive budget or ratio fails at construction naming the setting to fix."""
     with pytest.raises(ValueError, match=message):
         TrimContext(**kwargs)
+
+
+def test_a_pinned_call_without_name_or_id_keeps_only_its_own_response() -> None:
+    """A pinned call with neither name nor id keeps one response, not a later one after it."""
+    nameless = types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall())])
+    answer = types.Content(
+        role="user",
+        parts=[types.Part(function_response=types.FunctionResponse(response={"r": "y"}))],
+    )
+    contents = [text("user", "turn one"), nameless, answer, answer, text("user", "turn two")]
+    policy = TrimContext(max_turns=1, pin=lambda c: bool(c.parts[0].function_call))
+    assert texts(trim(policy, contents)) == ["call", "response", "turn two"]
+
+
+def test_size_counts_text_after_a_call_in_one_content() -> None:
+    """size() adds a text part that follows a call in the same content."""
+    content = types.Content(
+        role="model",
+        parts=[
+            types.Part(function_call=types.FunctionCall(name="lookup", args={})),
+            types.Part(text="hello"),
+        ],
+    )
+    assert size(content) == len("lookup") + len("{}") + len("hello")
+
+
+def test_max_tokens_counts_four_characters_a_token_by_default() -> None:
+    """Without chars_per_token, max_tokens=25 trims like max_chars=100 (the request is 121)."""
+    req = trim(TrimContext(max_tokens=25), history())
+    assert texts(req) == ["turn two", "answer two", "turn three"]
+
+
+def test_a_ratio_below_one_character_a_token_is_accepted() -> None:
+    """chars_per_token may be any positive ratio, under one too."""
+    req = trim(TrimContext(max_tokens=80, chars_per_token=0.5), history())
+    assert texts(req) == ["turn two", "answer two", "turn three"]
+
+
+def test_without_a_budget_the_error_names_the_three_settings() -> None:
+    """TrimContext() with no budget fails naming max_turns, max_chars and max_tokens."""
+    with pytest.raises(ValueError, match=r"^TrimContext needs max_turns, max_chars or max_tokens$"):
+        TrimContext()
+
+
+async def test_a_trim_is_noted_under_the_handler_name(ctx: Any) -> None:
+    """The rewrite note names the handler: TrimContext by default, or the name given."""
+    handlers = []
+    for policy in (TrimContext(max_turns=1), TrimContext(max_turns=1, name="trim")):
+        c = await ctx()
+        policy.before_model(callback_context=c, llm_request=LlmRequest(contents=history()))
+        [note] = notes_of(Outcome(hook="before_model", args={"callback_context": c}))
+        handlers.append(note.handler)
+    assert handlers == ["TrimContext", "trim"]

@@ -40,7 +40,7 @@ def test_nesting_past_the_limit_is_withheld() -> None:
     out = Walker(_upper, max_depth=5).node(deep, found)
     for _ in range(5):
         out = out[0]
-    assert out == WITHHELD_DEPTH and "UNSCANNED" in found.kinds
+    assert out == WITHHELD_DEPTH and "UNSCANNED" in found.kinds and found.changed
 
 
 def test_a_self_referring_structure_ends() -> None:
@@ -131,3 +131,45 @@ def test_withheld_media_is_reported_as_a_change_of_kind_media() -> None:
     )
     assert out == WITHHELD_MEDIA
     assert found.changed is True and found.kinds == {"MEDIA"}
+
+
+def test_suffixed_and_parameterised_types_count_as_text() -> None:
+    """+xml and +json types count as text, parameters after ";" and case aside."""
+    assert all(map(is_text_mime, ["application/atom+xml", "Application/Ld+JSON; charset=utf-8"]))
+
+
+def test_undecodable_text_media_is_withheld_when_media_is_withheld() -> None:
+    """A "text" blob whose bytes are not UTF-8 is treated as opaque media: withheld."""
+    blob = types.Blob(data=b"\xff\xfe secret", mime_type="text/plain")
+    found = Found()
+    out = Walker(_upper, media="withhold").blob(blob, found)
+    assert out != blob and found.changed
+
+
+def test_non_string_keys_are_kept_and_their_values_scrubbed() -> None:
+    """A dict with number keys keeps them; its string values are scrubbed."""
+    assert Walker(_upper).node({1: "secret", 2.5: "plain"}, Found()) == {1: "[X]", 2.5: "plain"}
+
+
+def test_nested_frozensets_past_the_limit_are_withheld() -> None:
+    """Frozensets inside a set count their depth like lists: too deep is withheld."""
+    deep: Any = frozenset({"secret"})
+    for _ in range(6):
+        deep = frozenset({deep})
+    found = Found()
+    Walker(_upper, max_depth=4).node({deep}, found)
+    assert "UNSCANNED" in found.kinds and found.changed
+
+
+def test_parts_and_blobs_inside_a_structure_are_scrubbed() -> None:
+    """A Part or a text Blob met inside a list is scrubbed like one handed directly."""
+    blob = types.Blob(data=b"a secret", mime_type="text/plain")
+    out = Walker(_upper).node([types.Part(text="my secret"), blob], Found())
+    assert out[0].text == "my [X]"
+    assert out[1].data == b"a [X]"
+
+
+def test_bytes_with_nothing_found_come_back_as_they_were() -> None:
+    """Bytes holding nothing to scrub are returned unchanged: a bytearray stays one."""
+    raw = bytearray(b"plain text")
+    assert Walker(_upper).node([raw], Found())[0] is raw

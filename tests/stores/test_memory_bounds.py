@@ -55,3 +55,11 @@ async def test_a_full_counter_table_warns_once_until_a_counter_fits_again(
         " windows expire"
     ]
     assert store.stats["counters_full"] == 2
+
+
+async def test_every_entry_evicted_for_room_is_counted() -> None:
+    """Each entry dropped past max_entries adds one to the evictions counter."""
+    store = MemoryStore(max_entries=1)
+    for key in "abc":
+        await store.set(key, b"v")
+    assert store.stats["evictions"] == 2

@@ -159,3 +159,65 @@ async def test_incr_on_a_file_that_is_not_a_database_is_a_counted_none(tmp_path:
     assert await store.incr("k", 60) is None
     assert store.stats["errors"] == 1
     await store.close()
+
+
+async def test_exactly_max_entries_and_max_bytes_are_kept(tmp_path: Path) -> None:
+    """A store filled to exactly its entry and byte bounds evicts nothing."""
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_entries=2, max_bytes=1_000)
+    await store.set("a", b"x" * 500)
+    await store.set("b", b"y" * 500)
+    assert [await store.get(k) for k in "ab"] == [b"x" * 500, b"y" * 500]
+    assert store.stats["evictions"] == 0
+    await store.close()
+
+
+async def test_every_eviction_is_counted(tmp_path: Path) -> None:
+    """Each entry evicted for room adds one to the evictions counter."""
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_entries=1)
+    for key in "abc":
+        await store.set(key, b"v")
+    assert store.stats["evictions"] == 2
+    await store.close()
+
+
+async def test_a_value_of_exactly_max_bytes_is_stored_and_a_larger_one_refused(
+    tmp_path: Path,
+) -> None:
+    """A value as large as max_bytes fits; one byte more is refused (set returns False)."""
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_bytes=100)
+    assert await store.set("fits", b"x" * 100) is True
+    assert await store.set("big", b"x" * 101) is False
+    assert (await store.get("fits"), await store.get("big")) == (b"x" * 100, None)
+    await store.close()
+
+
+async def test_a_value_with_a_ttl_is_read_until_it_expires(tmp_path: Path) -> None:
+    """An entry set with a ttl is returned within it and gone after it."""
+    store = SQLiteStore(tmp_path / "c.sqlite3")
+    await store.set("k", b"v", ttl=0.2)
+    assert await store.get("k") == b"v"
+    await asyncio.sleep(0.3)
+    assert await store.get("k") is None
+    await store.close()
+
+
+async def test_expired_entries_go_before_live_ones_are_evicted(tmp_path: Path) -> None:
+    """Making room drops expired entries first, so the oldest live entry stays."""
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_entries=2)
+    await store.set("old", b"1")
+    await store.set("brief", b"2", ttl=0.1)
+    await asyncio.sleep(0.2)
+    await store.set("new", b"3")
+    assert (await store.get("old"), await store.get("new")) == (b"1", b"3")
+    await store.close()
+
+
+async def test_delete_prefix_reports_how_many_it_removed(tmp_path: Path) -> None:
+    """delete_prefix returns the number of entries removed: 2, then 0."""
+    store = SQLiteStore(tmp_path / "c.sqlite3")
+    for key in ("t:1", "t:2", "u:1"):
+        await store.set(key, b"v")
+    assert await store.delete_prefix("t:") == 2
+    assert await store.delete_prefix("t:") == 0
+    assert await store.get("u:1") == b"v"
+    await store.close()

@@ -29,6 +29,14 @@ class Flaky(MemoryStore):
         self._check()
         return await super()._set(key, value, ttl)
 
+    async def _delete(self, key: str) -> None:
+        self._check()
+        await super()._delete(key)
+
+    async def _delete_prefix(self, prefix: str) -> int:
+        self._check()
+        return await super()._delete_prefix(prefix)
+
 
 async def test_an_outage_is_logged_once_naming_the_operation_and_error_type(
     caplog: pytest.LogCaptureFixture,
@@ -111,3 +119,40 @@ async def test_a_ttl_that_is_not_a_positive_number_is_refused(ttl: object) -> No
     """set() with a ttl that is not a positive number of seconds is a ValueError naming it."""
     with pytest.raises(ValueError, match=r"^ttl must be a positive number of seconds or None"):
         await MemoryStore().set("k", b"v", ttl)  # type: ignore[arg-type]
+
+
+async def test_a_failed_delete_is_an_error_not_a_crash(caplog: pytest.LogCaptureFixture) -> None:
+    """While the backend is down, delete and delete_prefix log, count an error and go on;
+    delete_prefix reports nothing removed and no delete is counted."""
+    store = Flaky()
+    await store.set("a:1", b"v")
+    store.down = True
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.stores"):
+        await store.delete("a:1")
+    assert (
+        caplog.records[0].getMessage().startswith("adk_lattice: store 'flaky' failed on delete (")
+    )
+    assert await store.delete_prefix("a:") == 0
+    assert (store.stats["errors"], store.stats.get("deletes", 0)) == (2, 0)
+
+
+async def test_a_failed_delete_prefix_is_logged_by_its_name(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A delete_prefix starting an outage logs the call's name and the error type."""
+    store = Flaky()
+    store.down = True
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.stores"):
+        assert await store.delete_prefix("a:") == 0
+    assert [r.getMessage() for r in caplog.records] == [
+        "adk_lattice: store 'flaky' failed on delete_prefix (ConnectionError);"
+        " treating it as a miss"
+    ]
+
+
+async def test_every_delete_is_counted() -> None:
+    """Two deletes count two."""
+    store = Flaky()
+    await store.delete("a")
+    await store.delete("b")
+    assert store.stats["deletes"] == 2

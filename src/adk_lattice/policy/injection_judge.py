@@ -72,7 +72,8 @@ class JudgeDetector:
     async def detect(self, text: str, source: str = "user") -> Finding | None:
         """Ask the model about each piece of ``text``; the first ``INJECTION`` flags."""
         step = self.max_chars - 200  # pieces overlap so a phrase is never cut in two
-        for start in range(0, max(len(text), 1), step):
+        # A piece starts only where the one before it ended short of the text's end.
+        for start in range(0, max(len(text) - 200, 1), step):
             verdict = await self._ask(text[start : start + self.max_chars], source)
             if verdict is None:
                 if self.on_error == "flag":
