@@ -95,6 +95,7 @@ def test_byte_patterns_read_utf8_unless_asked_for_latin1() -> None:
         (r"[ab]\d", "ab", False),
         (r"[\d.]+\s", "\u0663.\u2003", True),
         (r"x[^\d]y", "x\u0663y", False),
+        (r"[a\s]x", "\u2003x", True),  # \s after another member of a class
         (r"end\Z", "the end", True),
     ],
 )
