@@ -93,3 +93,36 @@ def test_fold_with_re2_equals_the_whole_text_substitutions(text: str) -> None:
     from adk_lattice.policy._normalize import _fold_with_re
 
     assert fold(text) == _fold_with_re(clean(text).lower())
+
+
+def test_the_clean_table_deletes_exactly_what_the_invisible_pattern_names() -> None:
+    """The characters ``clean`` deletes are read off the pattern: all of them, no other."""
+    from adk_lattice.policy._normalize import _class_members
+
+    members = set(_class_members(INVISIBLE.pattern))
+    assert members == {cp for cp in range(0x110000) if INVISIBLE.fullmatch(chr(cp))}
+
+
+@pytest.mark.parametrize(
+    ("pattern", "members"),
+    [
+        ("[a-c]", "abc"),
+        ("[a-cx]", "abcx"),
+        ("[a-]", "a-"),
+        ("[-a]", "-a"),
+        ("[a-c-e]", "abc-e"),
+        ("[x]", "x"),
+    ],
+)
+def test_a_class_is_read_as_its_characters_and_ranges(pattern: str, members: str) -> None:
+    """A one-class pattern gives its characters, ranges expanded, a ``-`` at either end kept."""
+    from adk_lattice.policy._normalize import _class_members
+
+    assert _class_members(pattern) == [ord(c) for c in members]
+
+
+def test_the_fallback_fold_drops_tags_without_a_trace() -> None:
+    """Without RE2, the fold removes short HTML tags entirely, as the RE2 path does."""
+    from adk_lattice.policy._normalize import _fold_with_re
+
+    assert _fold_with_re("ig<b>no</b>re previous") == "ignore previous"
