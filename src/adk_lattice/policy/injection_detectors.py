@@ -126,6 +126,9 @@ class RulesDetector:
         self._squashed_ignores_case = any(
             len(self.rules) in index and patterns.ignore_case for patterns, index in self._sets
         )
+        # A case-sensitive rule of one's own can match the lower-cased view where the text
+        # as written did not: the fold is then matched even when it only lower-cased.
+        self._all_ignore_case = all(patterns.ignore_case for patterns, _ in self._sets)
         # A benign verdict is stored as "" (None would read as a miss).
         self._memo: LRUCache[tuple[str, str], Finding | str] = LRUCache(maxsize=1_024)
 
@@ -155,9 +158,9 @@ class RulesDetector:
         needs = self._needs(hits, plain)
         if found is None:
             folded = fold(text, leet="leet" in needs, spelled="spelled" in needs, cleaned=cleaned)
-            # The rules ignore case: a fold that only lower-cased finds nothing new, bar the
+            # Rules that ignore case: a fold that only lower-cased finds nothing new, bar the
             # squashed phrase, which only ever looks at the folded view.
-            if folded != plain.lower():
+            if folded != plain.lower() or not self._all_ignore_case:
                 hits = self._hits(folded)
                 found = self._match(hits, source, boost)
             elif not (self._squashed_ignores_case and plain.isascii()):
