@@ -298,3 +298,17 @@ def test_the_phone_finder_runs_only_on_text_with_seven_digits() -> None:
     detector = phone_detector(["US"])
     assert runnable([detector], "call me at six, ext. 12-34") == []
     assert runnable([detector], "call 415 555 0132") == [detector]
+
+
+def test_numbers_either_side_of_a_run_too_long_to_be_one_are_both_caught() -> None:
+    """A 50-digit run between two numbers splits them; each is still read and redacted."""
+    text = "415 555 0132 " + "9" * 50 + " 415 555 0199 ok"
+    out, _ = RedactPII(kinds=["phone"]).scrub(text)
+    assert out == "[REDACTED:PHONE] " + "9" * 50 + " [REDACTED:PHONE] ok"
+
+
+def test_a_labelled_id_does_not_hide_a_number_later_in_its_chain() -> None:
+    """After a skipped order number, a number further along the same digit chain is caught."""
+    text = "order 1234567 " + "9" * 50 + " 415 555 0132 ok"
+    out, _ = RedactPII(kinds=["phone"]).scrub(text)
+    assert out == "order 1234567 " + "9" * 50 + " [REDACTED:PHONE] ok"
