@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import random
 from typing import Any
 
 from google.adk.agents.llm_agent import LlmAgent
@@ -14,18 +13,11 @@ from adk_lattice.policy import RedactPII
 from adk_lattice.testing import FakeModel, ScriptedResponse, llm_response
 
 from .conftest import noted, run_app
+from .test_redact_stream import _pem
 
 SSE = RunConfig(streaming_mode=StreamingMode.SSE)
 PREFIX = "Here is the material you asked for: "
 SECRET = "[REDACTED:SECRET]"
-
-
-def _pem(length: int) -> str:
-    rng = random.Random(length)
-    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    body = "".join(rng.choice(alphabet) for _ in range(length))
-    lines = "\n".join(body[i : i + 64] for i in range(0, len(body), 64))
-    return f"-----BEGIN RSA PRIVATE KEY-----\n{lines}\n-----END RSA PRIVATE KEY-----"
 
 
 async def _stream(chunks: list[str], redactor: RedactPII) -> tuple[str, list[str]]:
