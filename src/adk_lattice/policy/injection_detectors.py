@@ -123,9 +123,6 @@ class RulesDetector:
         self._probes = [(name, len(self.rules) + 1 + k) for k, (name, _) in enumerate(PROBES)]
         if ENGINE != "re2":
             self._probes = []
-        self._squashed_ignores_case = any(
-            len(self.rules) in index and patterns.ignore_case for patterns, index in self._sets
-        )
         # A case-sensitive rule of one's own can match the lower-cased view where the text
         # as written did not: the fold is then matched even when it only lower-cased.
         self._all_ignore_case = all(patterns.ignore_case for patterns, _ in self._sets)
@@ -163,10 +160,10 @@ class RulesDetector:
             if folded != plain.lower() or not self._all_ignore_case:
                 hits = self._hits(folded)
                 found = self._match(hits, source, boost)
-            elif not (self._squashed_ignores_case and plain.isascii()):
+            elif not plain.isascii():
                 hits = self._hits(folded)
-            # else the squashed phrase was looked for on ``plain`` already, ignoring case:
-            # on ASCII text, the same as looking for it on the lower-cased text.
+            # else every set ignores case, the squashed phrase's too, and it was looked for
+            # on ``plain`` already: on ASCII text, the same as on the lower-cased text.
             if found is None and len(self.rules) in hits:
                 found = Finding("instruction_override", ("squashed_override",), source)
         if found is None and depth == 0 and self.decode and self.rules:
