@@ -221,3 +221,14 @@ async def test_delete_prefix_reports_how_many_it_removed(tmp_path: Path) -> None
     assert await store.delete_prefix("t:") == 0
     assert await store.get("u:1") == b"v"
     await store.close()
+
+
+async def test_a_write_past_the_byte_bound_keeps_the_value_it_stored(tmp_path: Path) -> None:
+    """A set that crosses max_bytes returns True and its value stays: older ones go."""
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_bytes=1000)
+    for i in range(4):
+        assert await store.set(f"k{i}", b"x" * 300)
+    assert await store.get("k3") == b"x" * 300
+    assert [await store.get(f"k{i}") for i in range(3)] == [None] * 3
+    assert store.stats["evictions"] == 3
+    await store.close()
