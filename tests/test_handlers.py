@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent
 
-from adk_lattice import Lattice, configure, on
+from adk_lattice import FunctionHandler, Lattice, configure, on
 from adk_lattice.policy import RedactPII
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.support import run_app
@@ -143,3 +144,44 @@ def test_a_function_registered_with_on_stays_callable_as_itself() -> None:
         return value * times
 
     assert double(3, times=4) == 12
+
+
+def test_an_unknown_hook_name_lists_the_hooks_to_choose_from() -> None:
+    """on() with a misspelt hook name is refused, listing every hook name."""
+    with pytest.raises(ValueError, match=r"^unknown hook") as info:
+        on("before_tol")(lambda **_: None)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "unknown hook 'before_tol'; expected one of on_user_message, before_run, "
+        "before_agent, before_model, after_model, on_model_error, before_tool, after_tool, "
+        "on_tool_error, on_event, after_agent, on_agent_error, after_run, on_run_error"
+    )
+
+
+def test_registering_something_not_callable_names_what_it_got() -> None:
+    """on() applied to a non-callable is refused, naming the hook and the type given."""
+    with pytest.raises(TypeError) as info:
+        on("before_tool")(42)  # type: ignore[arg-type]
+    assert str(info.value) == "on('before_tool') needs a callable, got int"
+
+
+def test_a_function_handler_made_directly_keeps_its_hook_and_name() -> None:
+    """FunctionHandler(hook, fn) with no name takes the function's; it reports its hook."""
+
+    def round_amount(**_: Any) -> None:
+        return None
+
+    handler = FunctionHandler("before_tool", round_amount)
+    assert (handler.hook, handler.name) == ("before_tool", "round_amount")
+    assert repr(handler) == "<handler 'round_amount' on before_tool>"
+    assert Lattice(handlers=[handler]).chain("before_tool") == ("round_amount",)
+
+
+def test_a_callable_without_a_name_reports_under_its_type() -> None:
+    """A nameless callable (a functools.partial) registered with on() is named by its type."""
+
+    def cap(*, limit: float, tool: Any, tool_args: Any, tool_context: Any) -> None:
+        return None
+
+    handler = on("before_tool")(functools.partial(cap, limit=100.0))
+    assert handler.name == "partial"
+    assert Lattice(handlers=[handler]).chain("before_tool") == ("partial",)
