@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -213,3 +214,64 @@ def test_a_hook_method_with_other_keywords_gets_the_expected_signature_only() ->
     assert str(info.value).endswith(
         "expected before_model(self, *, callback_context, llm_request) (or **kwargs)"
     )
+
+
+def lookup_charge(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    return {"charge_id": charge_id, "amount": 10.0}
+
+
+def _charge_agent() -> LlmAgent:
+    script = [ScriptedResponse.call("lookup_charge", charge_id="c1"), ScriptedResponse.text("ok")]
+    return LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
+
+
+class Refuser(BasePlugin):
+    """An ADK plugin whose before_tool refuses every call, after an optional wait."""
+
+    def __init__(self, name: str = "refuser", *, wait: float = 0.0, fail: bool = False) -> None:
+        super().__init__(name=name)
+        self.wait, self.fail = wait, fail
+
+    async def before_tool_callback(self, **_: Any) -> dict[str, Any]:
+        await asyncio.sleep(self.wait)
+        if self.fail:
+            raise RuntimeError("approval service down")
+        return {"status": "denied", "reason": "frozen"}
+
+
+async def test_a_plugin_scoped_by_configure_skips_other_tools() -> None:
+    """configure(plugin, tools=...) keeps an ADK plugin off the tools it is not scoped to."""
+    plugin = configure(Refuser(), tools={"issue_refund"})
+    turn = await run_app(_charge_agent(), Lattice(policy=[plugin]))
+    assert turn.tool_responses == [{"charge_id": "c1", "amount": 10.0}]
+
+
+async def test_the_lattice_timeout_bounds_a_plugin_in_a_decider_tier() -> None:
+    """Lattice(timeout=...) stops a slow ADK plugin callback; in handlers= it is skipped."""
+    lattice = Lattice(handlers=[Refuser(wait=5.0)], timeout=0.05)
+    turn = await run_app(_charge_agent(), lattice)
+    assert turn.tool_responses == [{"charge_id": "c1", "amount": 10.0}]
+    assert lattice.stats[("timeout", "before_tool", "refuser")] == 1
+
+
+async def test_the_lattice_timeout_bounds_a_plugin_observing() -> None:
+    """Lattice(timeout=...) stops a slow ADK plugin in telemetry=, counted as an observer error."""
+    lattice = Lattice(telemetry=[Refuser(wait=5.0)], timeout=0.05)
+    turn = await run_app(_charge_agent(), lattice)
+    assert turn.texts[-1] == "ok"
+    assert lattice.stats[("observer_error", "before_tool", "refuser")] == 1
+
+
+async def test_a_failing_plugin_observing_is_counted_under_its_name() -> None:
+    """An ADK plugin in telemetry= whose callback raises is counted under the plugin's name."""
+    lattice = Lattice(telemetry=[Refuser("audit_plugin", fail=True)])
+    turn = await run_app(_charge_agent(), lattice)
+    assert turn.texts[-1] == "ok"
+    assert lattice.stats == {("observer_error", "before_tool", "audit_plugin"): 1}
+
+
+def test_a_plugin_in_telemetry_cannot_be_put_in_shadow_mode() -> None:
+    """configure(plugin, mode="shadow") in telemetry= is refused: observers only watch."""
+    with pytest.raises(ValueError, match=r"^handler 'refuser': observers only watch"):
+        Lattice(telemetry=[configure(Refuser(), mode="shadow")])
