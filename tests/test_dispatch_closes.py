@@ -154,3 +154,29 @@ async def test_closing_the_lattice_mid_model_call_closes_it_and_its_agent() -> N
     assert closed.args["llm_response"] is None
     (ended,) = [o for o in recorder.of("after_agent") if o.synthesized]
     assert (ended.reason, ended.agent) == ("abandoned", "billing")
+
+
+async def test_a_tool_error_close_carries_the_tools_error() -> None:
+    """A tool raising unrecovered is closed for observers as an error, carrying that error."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    with pytest.raises(ValueError, match="ledger offline"):
+        await run_app(_agent(failing_lookup), lattice)
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "error")
+    assert isinstance(closed.error, ValueError)
+    assert str(closed.error) == "ledger offline"
+
+
+async def test_a_call_interrupted_by_a_failing_run_carries_the_runs_error() -> None:
+    """A tool call closed because its run failed carries the error the run ended with."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    agent = _agent(lookup_charge)
+    app = App(name="app", root_agent=agent, plugins=[lattice, BrokenAfterLattice()])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    with pytest.raises(RuntimeError, match="audit service down") as info:
+        await run_app(agent, lattice, runner=runner)
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "cancelled")
+    assert closed.error is info.value
