@@ -180,3 +180,60 @@ async def test_a_call_interrupted_by_a_failing_run_carries_the_runs_error() -> N
     (closed,) = recorder.of("after_tool")
     assert (closed.synthesized, closed.reason) == (True, "cancelled")
     assert closed.error is info.value
+
+
+async def test_a_run_cancelled_just_before_close_is_reported_cancelled() -> None:
+    """close() right after a run's cancellation reports that run as cancelled, not abandoned."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await lattice.close()
+    (end,) = recorder.of("after_run")
+    assert (end.synthesized, end.reason) == (True, "cancelled")
+
+
+async def test_closing_a_cancelled_run_in_the_background_logs_no_loop_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The background close of a cancelled run ends cleanly: the event loop logs no error."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await lattice.close()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert [r for r in caplog.records if r.name == "asyncio"] == []
+
+
+class SlowToReport(Recorder):
+    """A recorder that takes a while to note an abandoned run's end."""
+
+    async def observe(self, outcome: Any) -> None:  # type: ignore[override]
+        if outcome.hook == "after_run" and outcome.reason == "abandoned":
+            await asyncio.sleep(0.05)
+        super().observe(outcome)
+
+
+async def test_an_evicted_runs_close_is_delivered_before_close_returns() -> None:
+    """close() returns only after the close of a run evicted past max_invocations is observed."""
+    recorder = SlowToReport()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder], max_invocations=1)
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    await run_app(LlmAgent(name="chat", model=FakeModel([ScriptedResponse.text("Hi.")])), lattice)
+    await lattice.close()
+    ends = [o.reason for o in recorder.of("after_run")]
+    assert sorted(ends, key=str) == [None, "abandoned"]
+    slow.release.set()
+    await asyncio.wait_for(task, 10)
