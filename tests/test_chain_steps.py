@@ -160,3 +160,18 @@ async def test_a_value_of_the_wrong_type_is_a_rejected_step_naming_both_types() 
     (outcome,) = recorder.of("before_tool")
     (step,) = outcome.steps
     assert (step.status, step.error) == ("rejected", "before_tool expects dict or None, got str")
+
+
+async def test_a_value_returned_from_after_run_is_refused_naming_its_type() -> None:
+    """A value returned on the notification-only after_run is a rejected step naming its type."""
+    recorder = Recorder()
+
+    @on("after_run", name="summary")
+    def summary(**_: Any) -> str:
+        return "the run ended"
+
+    await run_app(_agent(), Lattice(handlers=[summary], telemetry=[recorder]))
+    (outcome,) = recorder.of("after_run")
+    (step,) = outcome.steps
+    assert (step.handler, step.status) == ("summary", "rejected")
+    assert step.error == "after_run is notification-only but the handler returned str"
