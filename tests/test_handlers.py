@@ -185,3 +185,82 @@ def test_a_callable_without_a_name_reports_under_its_type() -> None:
     handler = on("before_tool")(functools.partial(cap, limit=100.0))
     assert handler.name == "partial"
     assert Lattice(handlers=[handler]).chain("before_tool") == ("partial",)
+
+
+def refund_check(*, tool: Any, tool_args: Any, tool_context: Any) -> None:
+    """A hook-shaped function registered without on()."""
+
+
+def test_a_plain_function_is_refused_saying_to_register_it_with_on() -> None:
+    """A bare function in a tier is refused by its name, saying to register it with @on."""
+    with pytest.raises(TypeError) as info:
+        Lattice(policy=[refund_check])
+    assert str(info.value) == (
+        "'refund_check' is a plain function: register it on a hook with "
+        "@on('before_tool') (or another hook name) so the lattice knows when to call it"
+    )
+
+
+def test_a_bound_method_is_refused_like_a_plain_function() -> None:
+    """A bound method in a tier is refused by its name, saying to register it with @on."""
+
+    class Checks:
+        def refund(self, **_: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"^'refund' is a plain function: register it"):
+        Lattice(policy=[Checks().refund])
+
+
+def test_both_agent_callback_names_are_pointed_out() -> None:
+    """An after_tool taking ADK's agent-callback args and tool_response names both renames."""
+
+    class Cap:
+        def after_tool(
+            self, *, tool: Any, args: Any, tool_context: Any, tool_response: Any
+        ) -> None:
+            return None
+
+    with pytest.raises(TypeError) as info:
+        Lattice(handlers=[Cap()])
+    assert str(info.value).endswith(
+        "(or **kwargs) (args -> tool_args, tool_response -> result: that is ADK's "
+        "agent-callback shape; plugin hooks, and the lattice, pass other names)"
+    )
+
+
+def test_a_name_that_is_not_a_string_falls_back_to_the_class_name() -> None:
+    """A handler whose name attribute is a method, not a string, reports under its class."""
+
+    class Lookup:
+        def name(self) -> str:
+            return "lookup"
+
+        def before_tool(self, **_: Any) -> None:
+            return None
+
+    assert Lattice(handlers=[Lookup()]).chain("before_tool") == ("Lookup",)
+
+
+def test_a_telemetry_entry_without_observe_is_named_with_its_type() -> None:
+    """A telemetry entry that is not an observer is refused naming it and its type."""
+
+    class Sink:
+        name = "audit_sink"
+
+    with pytest.raises(TypeError) as info:
+        Lattice(telemetry=[Sink()])
+    assert str(info.value) == (
+        "telemetry entry 'audit_sink' (Sink) is not an observer: "
+        "telemetry entries need an observe(outcome) method"
+    )
+
+
+def test_a_handler_with_nothing_to_run_is_named_with_its_type() -> None:
+    """An object with no hook method and no observe is refused naming it and its type."""
+
+    class Sink:
+        name = "audit_sink"
+
+    with pytest.raises(TypeError, match=r"^handler 'audit_sink' \(Sink\) has none of the hook"):
+        Lattice(handlers=[Sink()])
