@@ -272,6 +272,36 @@ async def test_a_failing_plugin_observing_is_counted_under_its_name() -> None:
 
 
 def test_a_plugin_in_telemetry_cannot_be_put_in_shadow_mode() -> None:
-    """configure(plugin, mode="shadow") in telemetry= is refused: observers only watch."""
-    with pytest.raises(ValueError, match=r"^handler 'refuser': observers only watch"):
+    """configure(plugin, mode="shadow") in telemetry= is refused, saying where shadow fits."""
+    with pytest.raises(ValueError, match=r"^handler 'refuser'") as info:
         Lattice(telemetry=[configure(Refuser(), mode="shadow")])
+    assert str(info.value) == (
+        "handler 'refuser': observers only watch, so they have no shadow mode; "
+        "set mode='shadow' on a policy, cache or custom handler"
+    )
+
+
+def test_a_misspelt_mode_names_the_handler_and_the_choices() -> None:
+    """An unknown mode is refused naming the handler, the two modes and the value given."""
+    with pytest.raises(ValueError, match=r"^handler 'guard'") as info:
+        Lattice(handlers=[configure(Guard(), mode="shadowed")])
+    assert str(info.value) == (
+        "handler 'guard': mode must be 'enforce' or 'shadow', not 'shadowed'"
+    )
+
+
+def test_a_handler_scoped_to_agents_and_tools_without_tool_hooks_is_refused() -> None:
+    """tools=... with agents=... on a handler with only model hooks is refused: it would never
+    run, since no model call is a tool call."""
+
+    class Summarise:
+        name = "summarise"
+
+        def before_model(self, **_: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError) as info:
+        Lattice(handlers=[configure(Summarise(), agents={"billing"}, tools={"lookup"})])
+    assert str(info.value) == (
+        "handler 'summarise' is scoped to tools but implements no tool hook (before_model)"
+    )
