@@ -183,7 +183,8 @@ async def test_a_call_interrupted_by_a_failing_run_carries_the_runs_error() -> N
 
 
 async def test_a_run_cancelled_just_before_close_is_reported_cancelled() -> None:
-    """close() right after a run's cancellation reports that run as cancelled, not abandoned."""
+    """close() right after a run's cancellation reports that run and its tool call as
+    cancelled, not abandoned."""
     recorder = Recorder()
     slow = Slow()
     lattice = Lattice(telemetry=[recorder])
@@ -195,6 +196,8 @@ async def test_a_run_cancelled_just_before_close_is_reported_cancelled() -> None
     await lattice.close()
     (end,) = recorder.of("after_run")
     assert (end.synthesized, end.reason) == (True, "cancelled")
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "cancelled")
 
 
 async def test_closing_a_cancelled_run_in_the_background_logs_no_loop_error(
