@@ -240,3 +240,18 @@ async def test_an_evicted_runs_close_is_delivered_before_close_returns() -> None
     assert sorted(ends, key=str) == [None, "abandoned"]
     slow.release.set()
     await asyncio.wait_for(task, 10)
+
+
+async def test_a_synthesized_tool_close_has_the_hooks_argument_names() -> None:
+    """An abandoned tool call's after_tool reaches observers with after_tool's argument names,
+    each None: nothing ran to fill them."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    await lattice.close()
+    (closed,) = recorder.of("after_tool")
+    assert closed.args == {"tool": None, "tool_args": None, "tool_context": None, "result": None}
+    slow.release.set()
+    await asyncio.wait_for(task, 10)
