@@ -10,7 +10,13 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_lattice.cache import canonical_json, request_digest
-from adk_lattice.cache._keys import _CONTENT_EXCLUDE, _header, scope_digest
+from adk_lattice.cache._keys import (
+    _CONTENT_EXCLUDE,
+    _HEADERS,
+    _MAX_HEADERS,
+    _header,
+    scope_digest,
+)
 
 
 def _request(**settings: Any) -> LlmRequest:
@@ -111,3 +117,20 @@ def test_each_user_keeps_their_own_scope() -> None:
     assert alice != bob
     assert scope_digest("user", _Ctx("alice")) == alice
     assert scope_digest("session", _Ctx("alice", "s2")) != scope_digest("session", _Ctx("alice"))
+
+
+def test_the_header_memo_is_bounded_and_keeps_the_headers_in_use() -> None:
+    """At most 256 headers are remembered; past that the least recently used one is dropped,
+    not one a request just used."""
+    _HEADERS.clear()
+    request_digest(_request(temperature=0.0))
+    (first,) = _HEADERS
+    for i in range(1, _MAX_HEADERS):
+        request_digest(_request(temperature=i / 1000))
+    second = list(_HEADERS)[1]
+    request_digest(_request(temperature=0.1))  # a remembered one used again: nothing dropped
+    assert len(_HEADERS) == _MAX_HEADERS and first in _HEADERS
+    request_digest(_request(temperature=0.0))  # used again: now the most recent
+    request_digest(_request(temperature=0.9999))
+    assert len(_HEADERS) == _MAX_HEADERS
+    assert first in _HEADERS and second not in _HEADERS
