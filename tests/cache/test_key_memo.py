@@ -14,6 +14,8 @@ from adk_lattice.cache._keys import (
     _CONTENT_EXCLUDE,
     _HEADERS,
     _MAX_HEADERS,
+    _MAX_SCOPES,
+    _SCOPES_SEEN,
     _header,
     scope_digest,
 )
@@ -134,3 +136,17 @@ def test_the_header_memo_is_bounded_and_keeps_the_headers_in_use() -> None:
     request_digest(_request(temperature=0.9999))
     assert len(_HEADERS) == _MAX_HEADERS
     assert first in _HEADERS and second not in _HEADERS
+
+
+def test_the_scope_memo_is_bounded_and_a_hit_drops_nothing() -> None:
+    """At most the bound of scopes are remembered, oldest dropped first; using a remembered
+    scope again drops none."""
+    _SCOPES_SEEN.clear()
+    for i in range(_MAX_SCOPES):
+        scope_digest("user", _Ctx(f"user-{i}"))
+    first, second = list(_SCOPES_SEEN)[:2]
+    scope_digest("user", _Ctx("user-7"))  # remembered: nothing dropped
+    assert len(_SCOPES_SEEN) == _MAX_SCOPES and first in _SCOPES_SEEN
+    scope_digest("user", _Ctx("a-new-user"))
+    assert len(_SCOPES_SEEN) == _MAX_SCOPES
+    assert first not in _SCOPES_SEEN and second in _SCOPES_SEEN
