@@ -150,3 +150,12 @@ def test_the_scope_memo_is_bounded_and_a_hit_drops_nothing() -> None:
     scope_digest("user", _Ctx("a-new-user"))
     assert len(_SCOPES_SEEN) == _MAX_SCOPES
     assert first not in _SCOPES_SEEN and second in _SCOPES_SEEN
+
+
+def test_a_scope_digest_keeps_its_recipe_remembered_or_not() -> None:
+    """A scope reads as the first 32 hex digits of the SHA-256 of its parts as canonical JSON,
+    the first time and when remembered, so entries stored before are found again."""
+    recipe = hashlib.sha256(canonical_json(["user", "app", "alice"])).hexdigest()[:32]
+    _SCOPES_SEEN.clear()
+    assert scope_digest("user", _Ctx("alice")) == recipe
+    assert scope_digest("user", _Ctx("alice")) == recipe
