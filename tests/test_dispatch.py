@@ -308,3 +308,12 @@ async def test_every_failure_of_an_observer_is_counted() -> None:
     turn = await run_app(agent, lattice)
     assert (ran, turn.texts[-1]) == (["c1", "c2"], "Done.")
     assert lattice.stats == {("observer_error", "before_tool", "audit"): 2}
+
+
+async def test_a_runs_own_outcomes_name_its_root_agent(recorder: Recorder) -> None:
+    """before_run and after_run outcomes name the agent the run started with."""
+    await run_app(refund_agent(), Lattice(telemetry=[recorder]))
+    assert [(o.hook, o.agent) for o in recorder.outcomes if o.hook.endswith("_run")] == [
+        ("before_run", "billing"),
+        ("after_run", "billing"),
+    ]
