@@ -202,34 +202,58 @@ def _durations(module: str) -> dict[str, float]:
     return durations
 
 
-def _generate(module: str) -> None:
-    """Have mutmut write a module's mutants (and trace the tests) without running any."""
+def _generate(modules: tuple[str, ...]) -> None:
+    """Have mutmut write the mutants (and trace the tests) without running any, when a chosen
+    module has none yet: the names to run are then chosen here (equivalents left out)."""
+    if all(_meta(m).exists() for m in modules):
+        return
     subprocess.run(
-        [MUTMUT, "run", f"{PACKAGE}.{module}.__none__"],
+        [MUTMUT, "run", f"{PACKAGE}.__none__"],
         cwd=ROOT,
-        env=env(module),
+        env=env(""),
         capture_output=True,
         check=False,
     )
 
 
-def targets(module: str, *, retest: bool, size: int | None = None) -> list[str]:
+def is_equivalent(mutant: str, module: str, equivalent: dict[str, dict[str, str]]) -> bool:
+    """Whether a mutant is listed as equivalent with the diff it still has."""
+    known = equivalent.get(mutant)
+    if known is None:
+        return False
+    return known.get("diff", "").strip() == _diff(mutant, module).strip()
+
+
+def targets(
+    module: str,
+    *,
+    retest: bool,
+    size: int | None = None,
+    equivalent: dict[str, dict[str, str]] | None = None,
+) -> list[str]:
     """The mutants of a module to run: all of them (or the sample of ``size``) the first
     time, then only those without a result (an interrupted pass, or code that changed),
     plus the survivors and the mutants no test reached with ``retest`` (a test traced since
-    may reach them now).
+    may reach them now). Mutants listed as equivalent with their current diff are not run:
+    no test can kill them, and a survivor runs every test that reaches it.
 
     mutmut re-runs every mutant named on its command line, and with no name it runs every
-    module, so the names are chosen here.
+    module, so the names are chosen here; a module whose every mutant is to run is named
+    by a pattern (the command line stays short).
     """
     codes = _codes(module)
-    if codes is None and size is not None:
-        _generate(module)
-        codes = _codes(module)
     if codes is None:
         return [f"{PACKAGE}.{module}.*"]
     wanted = {None, 0, 5, 33} if retest else {None}
-    return [name for name in sample(list(codes), size) if codes[name] in wanted]
+    known = equivalent or {}
+    picked = [
+        name
+        for name in sample(list(codes), size)
+        if codes[name] in wanted and not (name in known and is_equivalent(name, module, known))
+    ]
+    if size is None and len(picked) == len(codes):
+        return [f"{PACKAGE}.{module}.*"]
+    return picked
 
 
 def collect(module: str, equivalent: dict[str, dict[str, str]]) -> Module:
@@ -240,12 +264,12 @@ def collect(module: str, equivalent: dict[str, dict[str, str]]) -> Module:
     result.seconds = sum(durations.get(m, 0.0) for m, code in codes.items() if code is not None)
     for mutant, code in sorted(codes.items()):
         status = STATUS.get(code, "suspicious")
+        unkilled = status in ("survived", "no tests", "not checked")  # not run, or survived
+        if unkilled and is_equivalent(mutant, module, equivalent):
+            result.equivalent.append((mutant, equivalent[mutant]["reason"]))
+            continue
         if status in ("survived", "no tests"):
             diff = _diff(mutant, module)
-            known = equivalent.get(mutant)
-            if known is not None and known.get("diff", "").strip() == diff.strip():
-                result.equivalent.append((mutant, known["reason"]))
-                continue
             note = " (no test reaches it)" if status == "no tests" else ""
             result.survivors.append((mutant + note, diff))
         result.counts[status] += 1
@@ -308,9 +332,10 @@ def main() -> int:
     equivalent = config["tool"]["adk_lattice"]["mutation"]["equivalent"]
     started = time.monotonic()
     if not args.report_only:
+        _generate(modules)
         names: list[str] = []
         for module in modules:
-            picked = targets(module, retest=args.retest, size=args.sample)
+            picked = targets(module, retest=args.retest, size=args.sample, equivalent=equivalent)
             print(f"mutation: {module}: {len(picked)} to run", flush=True)
             if picked and module in OWN_TESTS:  # its own tests: a run of its own
                 _run(picked, args.max_children, env(module))

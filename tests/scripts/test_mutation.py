@@ -76,3 +76,72 @@ def test_an_ignored_file_is_collected_when_a_pass_asks_it_back(
     monkeypatch.setenv(MUTATION_TESTS, "tests/policy/test_injection_classifier.py")
     assert pytest_ignore_collect(path, pytestconfig) is False
     assert pytest_ignore_collect(ROOT / "tests/policy/test_injection.py", pytestconfig) is None
+
+
+def test_listed_equivalents_are_not_run_while_their_diff_holds(
+    mutation,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A mutant listed as equivalent is left out of a run; once its diff changes it runs."""
+    codes = {f"adk_lattice.m.x_f__mutmut_{i}": None for i in (1, 2, 3)}
+    diffs = {name: f"-a\n+b{name[-1]}" for name in codes}
+    monkeypatch.setattr(mutation, "_codes", lambda module: codes)
+    monkeypatch.setattr(mutation, "_diff", lambda mutant, module: diffs[mutant])
+    listed = {"adk_lattice.m.x_f__mutmut_2": {"reason": "r", "diff": "-a\n+b2"}}
+    picked = mutation.targets("m", retest=False, equivalent=listed)
+    assert picked == ["adk_lattice.m.x_f__mutmut_1", "adk_lattice.m.x_f__mutmut_3"]
+    diffs["adk_lattice.m.x_f__mutmut_2"] = "-a\n+moved"
+    assert mutation.targets("m", retest=False, equivalent=listed) == ["adk_lattice.m.*"]
+
+
+def test_an_unrun_equivalent_is_reported_as_equivalent(
+    mutation,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An equivalent left out of the run counts as equivalent, not as unchecked."""
+    codes = {"adk_lattice.m.x_f__mutmut_1": 1, "adk_lattice.m.x_f__mutmut_2": None}
+    monkeypatch.setattr(mutation, "_codes", lambda module: codes)
+    monkeypatch.setattr(mutation, "_durations", lambda module: {})
+    monkeypatch.setattr(mutation, "_diff", lambda mutant, module: "-a\n+b")
+    listed = {"adk_lattice.m.x_f__mutmut_2": {"reason": "same", "diff": "-a\n+b"}}
+    result = mutation.collect("m", listed)
+    assert result.equivalent == [("adk_lattice.m.x_f__mutmut_2", "same")]
+    assert (result.counts["killed"], result.counts["not checked"], result.score) == (1, 0, 1.0)
+
+
+def test_a_mutants_own_test_files_run_first_quickest_first() -> None:
+    """In a pass, a mutant's module's test files come first, then the rest, quickest first."""
+    from tests.conftest import mutation_order, own_test_stem
+
+    class Item:
+        def __init__(self, nodeid: str) -> None:
+            self.nodeid, self.path = nodeid, Path(nodeid.split("::")[0])
+
+    ids = [
+        "tests/test_chain.py::test_a",
+        "tests/test_dispatch.py::test_slow",
+        "tests/test_dispatch.py::test_quick",
+        "tests/test_records.py::test_b",
+        "tests/test_chain.py::test_c",
+    ]
+    items = [Item(i) for i in ids]
+    durations = dict(zip(ids, [0.3, 2.0, 0.1, 0.1, 0.0], strict=True))
+    mutant = "adk_lattice._dispatch.xǁDispatchǁrun__mutmut_4"
+    assert own_test_stem(mutant) == "test_dispatch"
+    mutation_order(items, mutant, durations)  # type: ignore[arg-type]
+    assert [i.nodeid for i in items] == [
+        "tests/test_dispatch.py::test_quick",
+        "tests/test_dispatch.py::test_slow",
+        "tests/test_records.py::test_b",
+        "tests/test_chain.py::test_c",
+        "tests/test_chain.py::test_a",
+    ]
+
+
+def test_tests_keep_their_order_outside_a_mutation_pass() -> None:
+    """Only a mutant's run is reordered: names that are not a mutant's give no module."""
+    from tests.conftest import own_test_stem
+
+    assert own_test_stem("") is None
+    assert own_test_stem("fail") is None
+    assert own_test_stem("adk_lattice.stores._sqlite.x_f__mutmut_1") == "test_sqlite"

@@ -187,9 +187,11 @@ class ProtectState:
 
     def on_tool_error(self, *, tool: Any, tool_args: Any, tool_context: Any, error: Any) -> None:
         """Take back the writes of a tool that failed, too."""
-        self._undo_tool(tool, tool_context)
+        # A recovered error runs after_tool next, on the same pending delta: that call counts
+        # the allowed writes, so a writer's failed call is not counted twice.
+        self._undo_tool(tool, tool_context, count_allowed=False)
 
-    def _undo_tool(self, tool: Any, ctx: Any) -> None:
+    def _undo_tool(self, tool: Any, ctx: Any, *, count_allowed: bool = True) -> None:
         before = self._calls.pop((ctx.invocation_id, ctx.function_call_id)) or {}
         delta = ctx.actions.state_delta
         written = [k for k in delta if k in self.protected()]
@@ -197,7 +199,7 @@ class ProtectState:
             return
         allowed = self.writers.get(getattr(tool, "name", ""), frozenset())
         forged = [k for k in written if k not in allowed]
-        if len(forged) < len(written):
+        if count_allowed and len(forged) < len(written):
             self._counts.bump("allowed:tool")
         if not forged:
             return
