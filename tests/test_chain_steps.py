@@ -61,7 +61,7 @@ async def test_a_failing_handlers_step_carries_its_error_and_time() -> None:
     await run_app(_agent(), Lattice(handlers=[flaky], telemetry=[recorder]))
     (outcome,) = recorder.of("before_tool")
     (step,) = outcome.steps
-    assert (step.handler, step.status) == ("flaky", "error")
+    assert (step.handler, step.tier, step.status) == ("flaky", "handlers", "error")
     assert isinstance(step.error, ConnectionError)
     assert 0.05 <= step.duration <= outcome.duration
 
@@ -160,3 +160,61 @@ async def test_a_value_of_the_wrong_type_is_a_rejected_step_naming_both_types() 
     (outcome,) = recorder.of("before_tool")
     (step,) = outcome.steps
     assert (step.status, step.error) == ("rejected", "before_tool expects dict or None, got str")
+
+
+async def test_a_value_returned_from_after_run_is_refused_naming_its_type() -> None:
+    """A value returned on the notification-only after_run is a rejected step naming its type."""
+    recorder = Recorder()
+
+    @on("after_run", name="summary")
+    def summary(**_: Any) -> str:
+        return "the run ended"
+
+    await run_app(_agent(), Lattice(handlers=[summary], telemetry=[recorder]))
+    (outcome,) = recorder.of("after_run")
+    (step,) = outcome.steps
+    assert (step.handler, step.status) == ("summary", "rejected")
+    assert step.error == "after_run is notification-only but the handler returned str"
+
+
+async def test_a_passing_handlers_step_measures_its_own_time() -> None:
+    """The step of a handler that let the call through lasts as long as that handler took."""
+    recorder = Recorder()
+
+    @on("before_tool", name="slow_check")
+    async def slow_check(**_: Any) -> None:
+        await asyncio.sleep(0.05)
+
+    await run_app(_agent(), Lattice(handlers=[slow_check], telemetry=[recorder]))
+    (outcome,) = recorder.of("before_tool")
+    (step,) = outcome.steps
+    assert (step.handler, step.status) == ("slow_check", "pass")
+    assert 0.05 <= step.duration <= outcome.duration
+
+
+async def test_a_sync_handler_returning_an_awaitable_is_awaited() -> None:
+    """A plain function handing back a coroutine (a wrapper around an async check) is awaited,
+    and the value it resolves to wins."""
+
+    async def ask_service(**_: Any) -> dict[str, Any]:
+        await asyncio.sleep(0)
+        return {"status": "answered by the service"}
+
+    wrapper = on("before_tool", name="wrapper")(lambda **kwargs: ask_service(**kwargs))
+    turn = await run_app(_agent(), Lattice(cache=[wrapper]))
+    assert turn.tool_responses == [{"status": "answered by the service"}]
+
+
+async def test_every_failure_of_a_handler_is_counted() -> None:
+    """A handler failing on each of two tool calls is counted twice for that hook."""
+    broken = on("before_tool", name="broken")(lambda **_: 1 / 0)
+    script = [
+        ScriptedResponse.call("lookup_charge", charge_id="c1"),
+        ScriptedResponse.call("lookup_charge", charge_id="c2"),
+        ScriptedResponse.text("Done."),
+    ]
+    agent = LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
+    lattice = Lattice(handlers=[broken])
+    turn = await run_app(agent, lattice)
+    assert turn.tool_responses == [{"charge_id": "c1"}, {"charge_id": "c2"}]
+    assert lattice.stats == {("error", "before_tool", "broken"): 2}

@@ -285,3 +285,35 @@ async def test_a_partial_observer_after_a_final_only_one_still_sees_chunks() -> 
     await run_app(agent, Lattice(telemetry=[final_only, chunks]), streaming=True)
     assert any(o.partial for o in chunks.outcomes)
     assert not any(o.partial for o in final_only.outcomes)
+
+
+async def test_every_failure_of_an_observer_is_counted() -> None:
+    """An observer failing on each of two tool calls is counted twice for that hook."""
+
+    class Audit:
+        name = "audit"
+
+        def observe(self, outcome: Any) -> None:
+            if outcome.hook == "before_tool":
+                raise ConnectionError("audit sink down")
+
+    script = [
+        ScriptedResponse.call("issue_refund", charge_id="c1"),
+        ScriptedResponse.call("issue_refund", charge_id="c2"),
+        ScriptedResponse.text("Done."),
+    ]
+    ran.clear()
+    agent = LlmAgent(name="billing", model=FakeModel(script), tools=[issue_refund])
+    lattice = Lattice(telemetry=[Audit()])
+    turn = await run_app(agent, lattice)
+    assert (ran, turn.texts[-1]) == (["c1", "c2"], "Done.")
+    assert lattice.stats == {("observer_error", "before_tool", "audit"): 2}
+
+
+async def test_a_runs_own_outcomes_name_its_root_agent(recorder: Recorder) -> None:
+    """before_run and after_run outcomes name the agent the run started with."""
+    await run_app(refund_agent(), Lattice(telemetry=[recorder]))
+    assert [(o.hook, o.agent) for o in recorder.outcomes if o.hook.endswith("_run")] == [
+        ("before_run", "billing"),
+        ("after_run", "billing"),
+    ]

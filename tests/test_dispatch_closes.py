@@ -154,3 +154,104 @@ async def test_closing_the_lattice_mid_model_call_closes_it_and_its_agent() -> N
     assert closed.args["llm_response"] is None
     (ended,) = [o for o in recorder.of("after_agent") if o.synthesized]
     assert (ended.reason, ended.agent) == ("abandoned", "billing")
+
+
+async def test_a_tool_error_close_carries_the_tools_error() -> None:
+    """A tool raising unrecovered is closed for observers as an error, carrying that error."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    with pytest.raises(ValueError, match="ledger offline"):
+        await run_app(_agent(failing_lookup), lattice)
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "error")
+    assert isinstance(closed.error, ValueError)
+    assert str(closed.error) == "ledger offline"
+
+
+async def test_a_call_interrupted_by_a_failing_run_carries_the_runs_error() -> None:
+    """A tool call closed because its run failed carries the error the run ended with."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    agent = _agent(lookup_charge)
+    app = App(name="app", root_agent=agent, plugins=[lattice, BrokenAfterLattice()])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    with pytest.raises(RuntimeError, match="audit service down") as info:
+        await run_app(agent, lattice, runner=runner)
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "cancelled")
+    assert closed.error is info.value
+
+
+async def test_a_run_cancelled_just_before_close_is_reported_cancelled() -> None:
+    """close() right after a run's cancellation reports that run and its tool call as
+    cancelled, not abandoned."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await lattice.close()
+    (end,) = recorder.of("after_run")
+    assert (end.synthesized, end.reason) == (True, "cancelled")
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "cancelled")
+
+
+async def test_closing_a_cancelled_run_in_the_background_logs_no_loop_error(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The background close of a cancelled run ends cleanly: the event loop logs no error."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await lattice.close()
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert [r for r in caplog.records if r.name == "asyncio"] == []
+
+
+class SlowToReport(Recorder):
+    """A recorder that takes a while to note an abandoned run's end."""
+
+    async def observe(self, outcome: Any) -> None:  # type: ignore[override]
+        if outcome.hook == "after_run" and outcome.reason == "abandoned":
+            await asyncio.sleep(0.05)
+        super().observe(outcome)
+
+
+async def test_an_evicted_runs_close_is_delivered_before_close_returns() -> None:
+    """close() returns only after the close of a run evicted past max_invocations is observed."""
+    recorder = SlowToReport()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder], max_invocations=1)
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    await run_app(LlmAgent(name="chat", model=FakeModel([ScriptedResponse.text("Hi.")])), lattice)
+    await lattice.close()
+    ends = [o.reason for o in recorder.of("after_run")]
+    assert sorted(ends, key=str) == [None, "abandoned"]
+    slow.release.set()
+    await asyncio.wait_for(task, 10)
+
+
+async def test_a_synthesized_tool_close_has_the_hooks_argument_names() -> None:
+    """An abandoned tool call's after_tool reaches observers with after_tool's argument names,
+    each None: nothing ran to fill them."""
+    recorder = Recorder()
+    slow = Slow()
+    lattice = Lattice(telemetry=[recorder])
+    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
+    await asyncio.wait_for(slow.started.wait(), 10)
+    await lattice.close()
+    (closed,) = recorder.of("after_tool")
+    assert closed.args == {"tool": None, "tool_args": None, "tool_context": None, "result": None}
+    slow.release.set()
+    await asyncio.wait_for(task, 10)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from typing import Any
 
@@ -212,4 +213,95 @@ def test_a_hook_method_with_other_keywords_gets_the_expected_signature_only() ->
         Lattice(policy=[Guard2()])
     assert str(info.value).endswith(
         "expected before_model(self, *, callback_context, llm_request) (or **kwargs)"
+    )
+
+
+def lookup_charge(charge_id: str) -> dict[str, Any]:
+    """Look up a charge."""
+    return {"charge_id": charge_id, "amount": 10.0}
+
+
+def _charge_agent() -> LlmAgent:
+    script = [ScriptedResponse.call("lookup_charge", charge_id="c1"), ScriptedResponse.text("ok")]
+    return LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
+
+
+class Refuser(BasePlugin):
+    """An ADK plugin whose before_tool refuses every call, after an optional wait."""
+
+    def __init__(self, name: str = "refuser", *, wait: float = 0.0, fail: bool = False) -> None:
+        super().__init__(name=name)
+        self.wait, self.fail = wait, fail
+
+    async def before_tool_callback(self, **_: Any) -> dict[str, Any]:
+        await asyncio.sleep(self.wait)
+        if self.fail:
+            raise RuntimeError("approval service down")
+        return {"status": "denied", "reason": "frozen"}
+
+
+async def test_a_plugin_scoped_by_configure_skips_other_tools() -> None:
+    """configure(plugin, tools=...) keeps an ADK plugin off the tools it is not scoped to."""
+    plugin = configure(Refuser(), tools={"issue_refund"})
+    turn = await run_app(_charge_agent(), Lattice(policy=[plugin]))
+    assert turn.tool_responses == [{"charge_id": "c1", "amount": 10.0}]
+
+
+async def test_the_lattice_timeout_bounds_a_plugin_in_a_decider_tier() -> None:
+    """Lattice(timeout=...) stops a slow ADK plugin callback; in handlers= it is skipped."""
+    lattice = Lattice(handlers=[Refuser(wait=5.0)], timeout=0.05)
+    turn = await run_app(_charge_agent(), lattice)
+    assert turn.tool_responses == [{"charge_id": "c1", "amount": 10.0}]
+    assert lattice.stats[("timeout", "before_tool", "refuser")] == 1
+
+
+async def test_the_lattice_timeout_bounds_a_plugin_observing() -> None:
+    """Lattice(timeout=...) stops a slow ADK plugin in telemetry=, counted as an observer error."""
+    lattice = Lattice(telemetry=[Refuser(wait=5.0)], timeout=0.05)
+    turn = await run_app(_charge_agent(), lattice)
+    assert turn.texts[-1] == "ok"
+    assert lattice.stats[("observer_error", "before_tool", "refuser")] == 1
+
+
+async def test_a_failing_plugin_observing_is_counted_under_its_name() -> None:
+    """An ADK plugin in telemetry= whose callback raises is counted under the plugin's name."""
+    lattice = Lattice(telemetry=[Refuser("audit_plugin", fail=True)])
+    turn = await run_app(_charge_agent(), lattice)
+    assert turn.texts[-1] == "ok"
+    assert lattice.stats == {("observer_error", "before_tool", "audit_plugin"): 1}
+
+
+def test_a_plugin_in_telemetry_cannot_be_put_in_shadow_mode() -> None:
+    """configure(plugin, mode="shadow") in telemetry= is refused, saying where shadow fits."""
+    with pytest.raises(ValueError, match=r"^handler 'refuser'") as info:
+        Lattice(telemetry=[configure(Refuser(), mode="shadow")])
+    assert str(info.value) == (
+        "handler 'refuser': observers only watch, so they have no shadow mode; "
+        "set mode='shadow' on a policy, cache or custom handler"
+    )
+
+
+def test_a_misspelt_mode_names_the_handler_and_the_choices() -> None:
+    """An unknown mode is refused naming the handler, the two modes and the value given."""
+    with pytest.raises(ValueError, match=r"^handler 'guard'") as info:
+        Lattice(handlers=[configure(Guard(), mode="shadowed")])
+    assert str(info.value) == (
+        "handler 'guard': mode must be 'enforce' or 'shadow', not 'shadowed'"
+    )
+
+
+def test_a_handler_scoped_to_agents_and_tools_without_tool_hooks_is_refused() -> None:
+    """tools=... with agents=... on a handler with only model hooks is refused: it would never
+    run, since no model call is a tool call."""
+
+    class Summarise:
+        name = "summarise"
+
+        def before_model(self, **_: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError) as info:
+        Lattice(handlers=[configure(Summarise(), agents={"billing"}, tools={"lookup"})])
+    assert str(info.value) == (
+        "handler 'summarise' is scoped to tools but implements no tool hook (before_model)"
     )

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent
 
-from adk_lattice import Lattice, configure, on
+from adk_lattice import FunctionHandler, Lattice, configure, on
 from adk_lattice.policy import RedactPII
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.support import run_app
@@ -143,3 +144,123 @@ def test_a_function_registered_with_on_stays_callable_as_itself() -> None:
         return value * times
 
     assert double(3, times=4) == 12
+
+
+def test_an_unknown_hook_name_lists_the_hooks_to_choose_from() -> None:
+    """on() with a misspelt hook name is refused, listing every hook name."""
+    with pytest.raises(ValueError, match=r"^unknown hook") as info:
+        on("before_tol")(lambda **_: None)  # type: ignore[arg-type]
+    assert str(info.value) == (
+        "unknown hook 'before_tol'; expected one of on_user_message, before_run, "
+        "before_agent, before_model, after_model, on_model_error, before_tool, after_tool, "
+        "on_tool_error, on_event, after_agent, on_agent_error, after_run, on_run_error"
+    )
+
+
+def test_registering_something_not_callable_names_what_it_got() -> None:
+    """on() applied to a non-callable is refused, naming the hook and the type given."""
+    with pytest.raises(TypeError) as info:
+        on("before_tool")(42)  # type: ignore[arg-type]
+    assert str(info.value) == "on('before_tool') needs a callable, got int"
+
+
+def test_a_function_handler_made_directly_keeps_its_hook_and_name() -> None:
+    """FunctionHandler(hook, fn) with no name takes the function's; it reports its hook."""
+
+    def round_amount(**_: Any) -> None:
+        return None
+
+    handler = FunctionHandler("before_tool", round_amount)
+    assert (handler.hook, handler.name) == ("before_tool", "round_amount")
+    assert repr(handler) == "<handler 'round_amount' on before_tool>"
+    assert Lattice(handlers=[handler]).chain("before_tool") == ("round_amount",)
+
+
+def test_a_callable_without_a_name_reports_under_its_type() -> None:
+    """A nameless callable (a functools.partial) registered with on() is named by its type."""
+
+    def cap(*, limit: float, tool: Any, tool_args: Any, tool_context: Any) -> None:
+        return None
+
+    handler = on("before_tool")(functools.partial(cap, limit=100.0))
+    assert handler.name == "partial"
+    assert Lattice(handlers=[handler]).chain("before_tool") == ("partial",)
+
+
+def refund_check(*, tool: Any, tool_args: Any, tool_context: Any) -> None:
+    """A hook-shaped function registered without on()."""
+
+
+def test_a_plain_function_is_refused_saying_to_register_it_with_on() -> None:
+    """A bare function in a tier is refused by its name, saying to register it with @on."""
+    with pytest.raises(TypeError) as info:
+        Lattice(policy=[refund_check])
+    assert str(info.value) == (
+        "'refund_check' is a plain function: register it on a hook with "
+        "@on('before_tool') (or another hook name) so the lattice knows when to call it"
+    )
+
+
+def test_a_bound_method_is_refused_like_a_plain_function() -> None:
+    """A bound method in a tier is refused by its name, saying to register it with @on."""
+
+    class Checks:
+        def refund(self, **_: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"^'refund' is a plain function: register it"):
+        Lattice(policy=[Checks().refund])
+
+
+def test_both_agent_callback_names_are_pointed_out() -> None:
+    """An after_tool taking ADK's agent-callback args and tool_response names both renames."""
+
+    class Cap:
+        def after_tool(
+            self, *, tool: Any, args: Any, tool_context: Any, tool_response: Any
+        ) -> None:
+            return None
+
+    with pytest.raises(TypeError) as info:
+        Lattice(handlers=[Cap()])
+    assert str(info.value).endswith(
+        "(or **kwargs) (args -> tool_args, tool_response -> result: that is ADK's "
+        "agent-callback shape; plugin hooks, and the lattice, pass other names)"
+    )
+
+
+def test_a_name_that_is_not_a_string_falls_back_to_the_class_name() -> None:
+    """A handler whose name attribute is a method, not a string, reports under its class."""
+
+    class Lookup:
+        def name(self) -> str:
+            return "lookup"
+
+        def before_tool(self, **_: Any) -> None:
+            return None
+
+    assert Lattice(handlers=[Lookup()]).chain("before_tool") == ("Lookup",)
+
+
+def test_a_telemetry_entry_without_observe_is_named_with_its_type() -> None:
+    """A telemetry entry that is not an observer is refused naming it and its type."""
+
+    class Sink:
+        name = "audit_sink"
+
+    with pytest.raises(TypeError) as info:
+        Lattice(telemetry=[Sink()])
+    assert str(info.value) == (
+        "telemetry entry 'audit_sink' (Sink) is not an observer: "
+        "telemetry entries need an observe(outcome) method"
+    )
+
+
+def test_a_handler_with_nothing_to_run_is_named_with_its_type() -> None:
+    """An object with no hook method and no observe is refused naming it and its type."""
+
+    class Sink:
+        name = "audit_sink"
+
+    with pytest.raises(TypeError, match=r"^handler 'audit_sink' \(Sink\) has none of the hook"):
+        Lattice(handlers=[Sink()])

@@ -9,7 +9,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.function_tool import FunctionTool
 
 from adk_lattice import CallRecord
-from adk_lattice._records import Records, tool_label
+from adk_lattice._records import Records, call_key, tool_label
 
 
 def test_open_returns_the_same_record_per_invocation() -> None:
@@ -115,3 +115,22 @@ def test_a_tool_without_a_string_name_is_labelled_by_its_type() -> None:
 
     assert tool_label(Lookup()) == "Lookup"
     assert tool_label(FunctionTool(len)) == "len"
+
+
+def test_a_tool_with_no_name_attribute_is_labelled_by_its_type() -> None:
+    """An object with no name attribute at all is labelled by its class name, not refused."""
+
+    class Lookup:
+        pass
+
+    assert tool_label(Lookup()) == "Lookup"
+
+
+def test_a_call_without_an_id_is_held_under_its_tool_name() -> None:
+    """A tool call ADK gave no id is held under its tool's name, where its after_tool finds it."""
+    records = Records()
+    inv, _ = records.open("inv-1")
+    call = CallRecord(None, "lookup_charge", "billing", "inv-1")
+    records.open_call(inv, call)
+    assert inv.open_calls == {call_key(None, "lookup_charge"): call}
+    assert call_key(None, "lookup_charge") == "tool:lookup_charge"

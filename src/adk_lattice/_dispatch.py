@@ -182,6 +182,13 @@ class Dispatcher:
         self.pending.add(task)
         task.add_done_callback(self.pending.discard)
 
+    async def settle(self) -> None:
+        """Wait for the closes started in the background (a cancelled or evicted run's)."""
+        loop = asyncio.get_running_loop()
+        started = [t for t in self.pending if t.get_loop() is loop]
+        if started:
+            await asyncio.wait(started)
+
     def evicted(self, inv: InvocationRecord) -> None:
         logger.warning(
             "adk_lattice: invocation %s never ended; closing it as abandoned", inv.invocation_id

@@ -234,7 +234,7 @@ def bind(
         )
     if tier != "telemetry" and getattr(obj, "tools", None) is not None:
         stray = [h for h in hooks if h not in TOOL_HOOKS]
-        if stray and not getattr(obj, "agents", None) and len(stray) == len(hooks):
+        if stray and len(stray) == len(hooks):  # no model or agent call is a tool call
             raise TypeError(
                 f"handler {name!r} is scoped to tools but implements no tool hook "
                 f"({', '.join(stray)})"

@@ -266,7 +266,12 @@ class Lattice(BasePlugin):
         await self._dispatch.finish(inv, why(error), error)
 
     async def close(self) -> None:
-        """Close every invocation still open (as abandoned), then each handler's ``close``."""
+        """Close every invocation still open (as abandoned), then each handler's ``close``.
+
+        The closes already started in the background (a run cancelled or evicted just
+        before) are awaited first, so such a run is reported for what ended it.
+        """
+        await self._dispatch.settle()
         for inv in list(self._dispatch.records):
             await self._dispatch.finish(inv, "abandoned", None)
         await close_members(self._members)

@@ -10,7 +10,15 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_lattice.cache import canonical_json, request_digest
-from adk_lattice.cache._keys import _CONTENT_EXCLUDE, _header, scope_digest
+from adk_lattice.cache._keys import (
+    _CONTENT_EXCLUDE,
+    _HEADERS,
+    _MAX_HEADERS,
+    _MAX_SCOPES,
+    _SCOPES_SEEN,
+    _header,
+    scope_digest,
+)
 
 
 def _request(**settings: Any) -> LlmRequest:
@@ -111,3 +119,43 @@ def test_each_user_keeps_their_own_scope() -> None:
     assert alice != bob
     assert scope_digest("user", _Ctx("alice")) == alice
     assert scope_digest("session", _Ctx("alice", "s2")) != scope_digest("session", _Ctx("alice"))
+
+
+def test_the_header_memo_is_bounded_and_keeps_the_headers_in_use() -> None:
+    """At most 256 headers are remembered; past that the least recently used one is dropped,
+    not one a request just used."""
+    _HEADERS.clear()
+    request_digest(_request(temperature=0.0))
+    (first,) = _HEADERS
+    for i in range(1, _MAX_HEADERS):
+        request_digest(_request(temperature=i / 1000))
+    second = list(_HEADERS)[1]
+    request_digest(_request(temperature=0.1))  # a remembered one used again: nothing dropped
+    assert len(_HEADERS) == _MAX_HEADERS and first in _HEADERS
+    request_digest(_request(temperature=0.0))  # used again: now the most recent
+    request_digest(_request(temperature=0.9999))
+    assert len(_HEADERS) == _MAX_HEADERS
+    assert first in _HEADERS and second not in _HEADERS
+
+
+def test_the_scope_memo_is_bounded_and_a_hit_drops_nothing() -> None:
+    """At most the bound of scopes are remembered, oldest dropped first; using a remembered
+    scope again drops none."""
+    _SCOPES_SEEN.clear()
+    for i in range(_MAX_SCOPES):
+        scope_digest("user", _Ctx(f"user-{i}"))
+    first, second = list(_SCOPES_SEEN)[:2]
+    scope_digest("user", _Ctx("user-7"))  # remembered: nothing dropped
+    assert len(_SCOPES_SEEN) == _MAX_SCOPES and first in _SCOPES_SEEN
+    scope_digest("user", _Ctx("a-new-user"))
+    assert len(_SCOPES_SEEN) == _MAX_SCOPES
+    assert first not in _SCOPES_SEEN and second in _SCOPES_SEEN
+
+
+def test_a_scope_digest_keeps_its_recipe_remembered_or_not() -> None:
+    """A scope reads as the first 32 hex digits of the SHA-256 of its parts as canonical JSON,
+    the first time and when remembered, so entries stored before are found again."""
+    recipe = hashlib.sha256(canonical_json(["user", "app", "alice"])).hexdigest()[:32]
+    _SCOPES_SEEN.clear()
+    assert scope_digest("user", _Ctx("alice")) == recipe
+    assert scope_digest("user", _Ctx("alice")) == recipe

@@ -221,3 +221,42 @@ async def test_delete_prefix_reports_how_many_it_removed(tmp_path: Path) -> None
     assert await store.delete_prefix("t:") == 0
     assert await store.get("u:1") == b"v"
     await store.close()
+
+
+async def test_a_write_past_the_byte_bound_keeps_the_value_it_stored(tmp_path: Path) -> None:
+    """A set that crosses max_bytes returns True and its value stays: older ones go."""
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_bytes=1000)
+    for i in range(4):
+        assert await store.set(f"k{i}", b"x" * 300)
+    assert await store.get("k3") == b"x" * 300
+    assert [await store.get(f"k{i}") for i in range(3)] == [None] * 3
+    assert store.stats["evictions"] == 3
+    await store.close()
+
+
+async def test_reading_an_expired_entry_is_a_plain_miss_that_removes_its_row(
+    tmp_path: Path,
+) -> None:
+    """An expired entry read is a counted miss (no error) and its row leaves the file."""
+    path = tmp_path / "c.sqlite3"
+    store = SQLiteStore(path)
+    await store.set("k", b"v", ttl=0.05)
+    await asyncio.sleep(0.1)
+    assert await store.get("k") is None
+    assert (store.stats["misses"], store.stats["errors"]) == (1, 0)
+    reader = sqlite3.connect(path)
+    assert reader.execute("SELECT count(*) FROM entries").fetchone() == (0,)
+    reader.close()
+    await store.close()
+
+
+async def test_past_the_entry_bound_at_exactly_max_bytes_only_the_oldest_goes(
+    tmp_path: Path,
+) -> None:
+    """A write one entry past max_entries that fills max_bytes exactly evicts one entry."""
+    store = SQLiteStore(tmp_path / "c.sqlite3", max_entries=2, max_bytes=3)
+    for key in "abc":
+        await store.set(key, b"x")
+    assert [await store.get(k) for k in "abc"] == [None, b"x", b"x"]
+    assert store.stats["evictions"] == 1
+    await store.close()

@@ -37,6 +37,10 @@ class Flaky(MemoryStore):
         self._check()
         return await super()._delete_prefix(prefix)
 
+    async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        self._check()
+        return await super()._incr(key, window, amount)
+
 
 async def test_an_outage_is_logged_once_naming_the_operation_and_error_type(
     caplog: pytest.LogCaptureFixture,
@@ -156,3 +160,36 @@ async def test_every_delete_is_counted() -> None:
     await store.delete("a")
     await store.delete("b")
     assert store.stats["deletes"] == 2
+
+
+async def test_a_failed_incr_is_logged_by_its_name_and_error_type(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """An incr starting an outage returns None and logs the call's name and the error type."""
+    store = Flaky()
+    store.down = True
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.stores"):
+        assert await store.incr("calls", 60) is None
+    assert [r.getMessage() for r in caplog.records] == [
+        "adk_lattice: store 'flaky' failed on incr (ConnectionError); treating it as a miss"
+    ]
+    assert store.stats["errors"] == 1
+
+
+async def test_a_failed_delete_is_logged_by_its_name_and_error_type(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A delete starting an outage logs the call's name and the error type."""
+    store = Flaky()
+    store.down = True
+    with caplog.at_level(logging.WARNING, logger="adk_lattice.stores"):
+        await store.delete("a")
+    assert [r.getMessage() for r in caplog.records] == [
+        "adk_lattice: store 'flaky' failed on delete (ConnectionError); treating it as a miss"
+    ]
+
+
+async def test_a_non_int_amount_is_refused_naming_its_type() -> None:
+    """incr() with a float amount is a TypeError naming the type it got."""
+    with pytest.raises(TypeError, match=r"^amount must be an int, got float$"):
+        await MemoryStore().incr("k", 60, amount=1.5)  # type: ignore[arg-type]

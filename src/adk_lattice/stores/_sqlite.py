@@ -212,7 +212,7 @@ class SQLiteStore(Store):
                 " expires_at = excluded.expires_at, accessed_at = excluded.accessed_at",
                 (key, value, len(value), expires, now),
             )
-            await self._make_room(db, now)
+            await self._make_room(db, now, keep=key)
         return True
 
     async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
@@ -226,7 +226,13 @@ class SQLiteStore(Store):
             await db.execute("DELETE FROM counters WHERE expires_at <= ?", (now,))
         return int(row[0]) if row is not None else 0
 
-    async def _make_room(self, db: aiosqlite.Connection, now: float) -> None:
+    async def _make_room(self, db: aiosqlite.Connection, now: float, keep: str) -> None:
+        """Drop expired entries, then the least recently used, until both bounds hold.
+
+        ``keep``, the entry this write stored, is never evicted (its value fits: ``_set``
+        refuses one larger than ``max_bytes``), so a write that crosses the byte bound
+        evicts a batch of older entries, never itself.
+        """
         n, size = await self._totals(db)
         if n <= self.max_entries and size <= self.max_bytes:
             return
@@ -236,8 +242,8 @@ class SQLiteStore(Store):
             batch = max(n - self.max_entries, _EVICT_BATCH if size > self.max_bytes else 0)
             cur = await db.execute(
                 "DELETE FROM entries WHERE key IN"
-                " (SELECT key FROM entries ORDER BY accessed_at LIMIT ?)",
-                (batch,),
+                " (SELECT key FROM entries WHERE key != ? ORDER BY accessed_at LIMIT ?)",
+                (keep, batch),
             )
             self._stats["evictions"] += max(cur.rowcount, 0)
             n, size = await self._totals(db)
