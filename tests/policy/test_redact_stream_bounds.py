@@ -86,3 +86,29 @@ def test_text_after_an_over_long_key_block_with_a_split_end_is_released() -> Non
     chunks = ["key: ", PEM, *body, "\n-----END RSA PRIV", "ATE KEY-----\n", "after words " * 12]
     out, _ = _stream(RedactPII(hold=48, max_hold=100), chunks)
     assert "".join(out).startswith("key: " + SECRET + "\nafter words after")
+
+
+def _counting() -> tuple[list[int], Any]:
+    seen: list[int] = []
+
+    def finder(text: str) -> list[tuple[int, int]]:
+        seen.append(len(text))
+        return []
+
+    return seen, finder
+
+
+def test_a_growing_token_is_not_rescanned_with_each_chunk() -> None:
+    """A long token streamed in small chunks is scanned about once, not once per chunk."""
+    seen, finder = _counting()
+    r = RedactPII(custom={"ORDER": finder}, hold=48, max_hold=4000)
+    _stream(r, ["see ", *["D" * 10] * 300])
+    assert sum(seen) < 4 * 3000  # the final scan and a few; per-chunk rescans would be ~450,000
+
+
+def test_a_growing_key_block_is_not_rescanned_with_each_chunk() -> None:
+    """A private-key block streamed in small chunks is scanned about once, not once per chunk."""
+    seen, finder = _counting()
+    r = RedactPII(custom={"ORDER": finder}, hold=48, max_hold=4000)
+    _stream(r, ["key: ", PEM, *["MIIB\n" * 2] * 300])
+    assert sum(seen) < 4 * 3000
