@@ -112,3 +112,15 @@ def test_a_growing_key_block_is_not_rescanned_with_each_chunk() -> None:
     r = RedactPII(custom={"ORDER": finder}, hold=48, max_hold=4000)
     _stream(r, ["key: ", PEM, *["MIIB\n" * 2] * 300])
     assert sum(seen) < 4 * 3000
+
+
+def test_a_word_shorter_than_hold_is_released_at_a_comma() -> None:
+    """A word shorter than hold is released once a comma after it arrives."""
+    out, _ = _stream(RedactPII(), ["see ", "a" * 95, ",b", "c" * 10, " tail" * 30])
+    assert out[2] == "a" * 95 + ","
+
+
+def test_a_token_of_hold_characters_stays_held_past_a_comma() -> None:
+    """A token as long as hold is held whole past a comma: a long value may hold one."""
+    out, _ = _stream(RedactPII(), ["see ", "a" * 96, ",b", "c" * 10, " tail" * 30])
+    assert out[1:4] == ["see ", "", ""]
