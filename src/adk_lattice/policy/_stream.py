@@ -25,6 +25,8 @@ Apply = Callable[[str, list[Span]], tuple[str, bool]]
 
 _PEM_BEGIN: Final = "-----BEGIN"
 _PEM_END: Final = re.compile(r"-----END[A-Z0-9 ]{0,40}-----")
+#: What is kept of a dropped block to find an END split across chunks: the longest END less one.
+_PEM_TAIL: Final = len("-----END") + 40 + len("-----") - 1
 #: What stands for a held value that grew past the bound.
 OVERFLOW: Final = "[REDACTED:SECRET]"
 
@@ -99,7 +101,7 @@ class Stream:
                 self.dropping = "run"
             else:
                 self.dropping = "pem"
-                self.pending = buf[-16:]  # an END split across chunks is still found
+                self.pending = buf[-_PEM_TAIL:]  # an END split across chunks is still found
             return OVERFLOW
         return ""
 
@@ -130,7 +132,7 @@ class Stream:
             joined = self.pending + text
             m = _PEM_END.search(joined)
             if m is None:
-                self.pending = joined[-16:]
+                self.pending = joined[-_PEM_TAIL:]
                 return ""
             self.dropping, self.pending = "", ""
             return joined[m.end() :]

@@ -1,0 +1,126 @@
+"""RedactPII's stream hold at its bounds: what each partial chunk releases, and when."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from google.adk.models.llm_response import LlmResponse
+from google.genai import types
+
+from adk_lattice.policy import RedactPII
+from adk_lattice.testing import callback_context
+
+from .conftest import noted
+
+TAIL = " after" + " filler words" * 20
+SECRET = "[REDACTED:SECRET]"
+PEM = "-----BEGIN PRIVATE KEY-----\n"
+
+
+def _stream(r: RedactPII, chunks: Sequence[str]) -> tuple[list[str], Any]:
+    """Feed ``chunks`` as partial responses then the whole answer; the partials' texts."""
+    ctx = callback_context()
+    out = []
+    for chunk in chunks:
+        part = types.Part(text=chunk)
+        resp = LlmResponse(content=types.Content(role="model", parts=[part]), partial=True)
+        r.after_model(callback_context=ctx, llm_response=resp)
+        assert resp.content is not None
+        out.append("".join(p.text or "" for p in resp.content.parts or ()))
+    whole = types.Part(text="".join(chunks))
+    final = LlmResponse(content=types.Content(role="model", parts=[whole]), partial=False)
+    r.after_model(callback_context=ctx, llm_response=final)
+    return out, ctx
+
+
+def test_a_token_growing_past_max_hold_streams_as_one_secret_then_the_rest() -> None:
+    """A token streamed past max_hold is released as one SECRET, then the text after it."""
+    r = RedactPII(hold=48, max_hold=100)
+    out, ctx = _stream(r, ["see ", *["A" * 30] * 5, TAIL])
+    assert "".join(out).startswith("see " + SECRET + " after filler words")
+    assert noted(ctx, "after_model") == [("redact", "secret")]
+
+
+def test_a_token_of_exactly_max_hold_streams_out_whole() -> None:
+    """A token of exactly max_hold characters is held, then released as it is."""
+    r = RedactPII(hold=48, max_hold=100)
+    out, ctx = _stream(r, ["see ", *["B" * 10] * 10, TAIL])
+    assert "".join(out).startswith("see " + "B" * 100 + " after")
+    assert noted(ctx, "after_model") == []
+
+
+def test_a_long_token_in_one_chunk_is_replaced_at_once() -> None:
+    """A chunk holding a token longer than max_hold releases it as SECRET right away."""
+    r = RedactPII(hold=48, max_hold=100)
+    out, _ = _stream(r, ["see " + "C" * 101, TAIL])
+    assert out[0] == "see " + SECRET
+
+
+def test_a_token_of_max_hold_in_one_chunk_is_not_replaced() -> None:
+    """A chunk holding a token of exactly max_hold characters keeps it, to release later."""
+    r = RedactPII(hold=48, max_hold=100)
+    out, _ = _stream(r, ["see " + "C" * 100, TAIL])
+    assert out[0] == "see "
+    assert out[1].startswith("C" * 100 + " after")
+
+
+def test_text_before_a_break_is_released_while_the_word_after_it_grows() -> None:
+    """A comma ends a value: the word before it is released before the next word ends."""
+    out, _ = _stream(RedactPII(), ["note: ", "hello", ",", "world", "xxxxx", " more text" * 12])
+    assert out[:3] == ["note: ", "", "hello,"]
+
+
+def test_text_after_a_closed_private_key_block_is_released() -> None:
+    """A private-key block is released as SECRET with the chunk bringing its END, then the rest."""
+    chunks = ["key: ", PEM, "MIIB" * 5, "\n-----END PRIVATE KEY-----\n", "after words " * 12]
+    out, _ = _stream(RedactPII(), chunks)
+    assert "MIIB" not in "".join(out)
+    assert out[3] == SECRET + "\n"  # released with the chunk that brought its END
+    assert "".join(out).startswith("key: " + SECRET + "\nafter words after")
+
+
+def test_text_after_an_over_long_key_block_with_a_split_end_is_released() -> None:
+    """After a key block past max_hold, an END split mid-name still ends it: later text streams."""
+    body = ["MIIB" * 10] * 3
+    chunks = ["key: ", PEM, *body, "\n-----END RSA PRIV", "ATE KEY-----\n", "after words " * 12]
+    out, _ = _stream(RedactPII(hold=48, max_hold=100), chunks)
+    assert "".join(out).startswith("key: " + SECRET + "\nafter words after")
+
+
+def _counting() -> tuple[list[int], Any]:
+    seen: list[int] = []
+
+    def finder(text: str) -> list[tuple[int, int]]:
+        seen.append(len(text))
+        return []
+
+    return seen, finder
+
+
+def test_a_growing_token_is_not_rescanned_with_each_chunk() -> None:
+    """A long token streamed in small chunks is scanned about once, not once per chunk."""
+    seen, finder = _counting()
+    r = RedactPII(custom={"ORDER": finder}, hold=48, max_hold=4000)
+    _stream(r, ["see ", *["D" * 10] * 300])
+    assert sum(seen) < 4 * 3000  # the final scan and a few; per-chunk rescans would be ~450,000
+
+
+def test_a_growing_key_block_is_not_rescanned_with_each_chunk() -> None:
+    """A private-key block streamed in small chunks is scanned about once, not once per chunk."""
+    seen, finder = _counting()
+    r = RedactPII(custom={"ORDER": finder}, hold=48, max_hold=4000)
+    _stream(r, ["key: ", PEM, *["MIIB\n" * 2] * 300])
+    assert sum(seen) < 4 * 3000
+
+
+def test_a_word_shorter_than_hold_is_released_at_a_comma() -> None:
+    """A word shorter than hold is released once a comma after it arrives."""
+    out, _ = _stream(RedactPII(), ["see ", "a" * 95, ",b", "c" * 10, " tail" * 30])
+    assert out[2] == "a" * 95 + ","
+
+
+def test_a_token_of_hold_characters_stays_held_past_a_comma() -> None:
+    """A token as long as hold is held whole past a comma: a long value may hold one."""
+    out, _ = _stream(RedactPII(), ["see ", "a" * 96, ",b", "c" * 10, " tail" * 30])
+    assert out[1:4] == ["see ", "", ""]
