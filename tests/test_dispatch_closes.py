@@ -116,16 +116,21 @@ async def test_a_call_open_when_its_run_fails_is_closed_as_cancelled() -> None:
     assert lattice.open_invocations == 0
 
 
-async def test_a_cancelled_run_closed_again_by_close_ends_once() -> None:
-    """A run cancelled mid-tool and then swept by close() reports one after_run, not two."""
-    recorder = Recorder()
+async def _cancel_mid_tool(lattice: Lattice) -> None:
+    """Run the app until its tool starts, then cancel the run's task."""
     slow = Slow()
-    lattice = Lattice(telemetry=[recorder])
     task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
     await asyncio.wait_for(slow.started.wait(), 10)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_a_cancelled_run_closed_again_by_close_ends_once() -> None:
+    """A run cancelled mid-tool and then swept by close() reports one after_run, not two."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    await _cancel_mid_tool(lattice)
     await lattice.close()
     for _ in range(5):
         await asyncio.sleep(0)
@@ -186,13 +191,8 @@ async def test_a_run_cancelled_just_before_close_is_reported_cancelled() -> None
     """close() right after a run's cancellation reports that run and its tool call as
     cancelled, not abandoned."""
     recorder = Recorder()
-    slow = Slow()
     lattice = Lattice(telemetry=[recorder])
-    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
-    await asyncio.wait_for(slow.started.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await _cancel_mid_tool(lattice)
     await lattice.close()
     (end,) = recorder.of("after_run")
     assert (end.synthesized, end.reason) == (True, "cancelled")
@@ -205,13 +205,8 @@ async def test_closing_a_cancelled_run_in_the_background_logs_no_loop_error(
 ) -> None:
     """The background close of a cancelled run ends cleanly: the event loop logs no error."""
     recorder = Recorder()
-    slow = Slow()
     lattice = Lattice(telemetry=[recorder])
-    task = asyncio.create_task(run_app(_agent(slow.lookup_charge), lattice))
-    await asyncio.wait_for(slow.started.wait(), 10)
-    task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
+    await _cancel_mid_tool(lattice)
     await lattice.close()
     for _ in range(3):
         await asyncio.sleep(0)
