@@ -100,15 +100,21 @@ class BrokenAfterLattice(BasePlugin):
         raise RuntimeError("audit service down")
 
 
+async def _fail_run_mid_tool(lattice: Lattice) -> RuntimeError:
+    """Run an app whose plugin after the lattice fails before a tool; return the run's error."""
+    agent = _agent(lookup_charge)
+    app = App(name="app", root_agent=agent, plugins=[lattice, BrokenAfterLattice()])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    with pytest.raises(RuntimeError, match="audit service down") as info:
+        await run_app(agent, lattice, runner=runner)
+    return info.value
+
+
 async def test_a_call_open_when_its_run_fails_is_closed_as_cancelled() -> None:
     """A tool call the run's failure interrupted is closed for observers as cancelled, once."""
     recorder = Recorder()
     lattice = Lattice(telemetry=[recorder])
-    agent = _agent(lookup_charge)
-    app = App(name="app", root_agent=agent, plugins=[lattice, BrokenAfterLattice()])
-    runner = Runner(app=app, session_service=InMemorySessionService())
-    with pytest.raises(RuntimeError, match="audit service down"):
-        await run_app(agent, lattice, runner=runner)
+    await _fail_run_mid_tool(lattice)
     (end,) = recorder.of("after_run")
     assert (end.synthesized, end.reason) == (True, "run_error")
     (closed,) = recorder.of("after_tool")
@@ -176,15 +182,10 @@ async def test_a_tool_error_close_carries_the_tools_error() -> None:
 async def test_a_call_interrupted_by_a_failing_run_carries_the_runs_error() -> None:
     """A tool call closed because its run failed carries the error the run ended with."""
     recorder = Recorder()
-    lattice = Lattice(telemetry=[recorder])
-    agent = _agent(lookup_charge)
-    app = App(name="app", root_agent=agent, plugins=[lattice, BrokenAfterLattice()])
-    runner = Runner(app=app, session_service=InMemorySessionService())
-    with pytest.raises(RuntimeError, match="audit service down") as info:
-        await run_app(agent, lattice, runner=runner)
+    error = await _fail_run_mid_tool(Lattice(telemetry=[recorder]))
     (closed,) = recorder.of("after_tool")
     assert (closed.synthesized, closed.reason) == (True, "cancelled")
-    assert closed.error is info.value
+    assert closed.error is error
 
 
 async def test_a_run_cancelled_just_before_close_is_reported_cancelled() -> None:
