@@ -124,3 +124,66 @@ def test_a_token_of_hold_characters_stays_held_past_a_comma() -> None:
     """A token as long as hold is held whole past a comma: a long value may hold one."""
     out, _ = _stream(RedactPII(), ["see ", "a" * 96, ",b", "c" * 10, " tail" * 30])
     assert out[1:4] == ["see ", "", ""]
+
+
+KEY_BODY = "\n".join(["MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7"] * 6)
+KEY_END = "\n-----END PRIVATE KEY-----"
+
+
+def test_a_key_block_past_max_hold_in_one_chunk_is_replaced_in_that_chunk() -> None:
+    """A key block that arrives longer than max_hold in one chunk is a SECRET in that chunk."""
+    out, _ = _stream(RedactPII(hold=48, max_hold=200), ["see " + PEM + KEY_BODY, KEY_END + " done"])
+    assert out == ["see " + SECRET, " "]
+
+
+def test_a_key_block_exactly_max_hold_long_is_held_whole() -> None:
+    """A key block of exactly max_hold characters is still held, and released when it ends."""
+    block = (PEM + KEY_BODY)[:200]
+    out, _ = _stream(RedactPII(hold=48, max_hold=200), ["see " + block, KEY_END + " done"])
+    assert out == ["see ", SECRET + " "]
+
+
+def test_only_the_key_block_counts_toward_max_hold() -> None:
+    """The text released before a short open key block does not count toward its bound."""
+    words = "word " * 30
+    out, _ = _stream(
+        RedactPII(hold=48, max_hold=200), [words + PEM, KEY_BODY[:40], KEY_END + " done"]
+    )
+    assert out == [words, "", SECRET + " "]
+
+
+def test_the_words_before_an_open_key_block_are_released() -> None:
+    """While a key block is held open, the words before it are released, even a number."""
+    out, _ = _stream(
+        RedactPII(), ["call 555 -----BEGIN", " PRIVATE KEY-----\n" + KEY_BODY + KEY_END]
+    )
+    assert out[0] == "call 555 "
+
+
+def test_a_custom_detector_stream_holds_only_its_last_hold_characters() -> None:
+    """With custom detectors, a stream holds the token the last hold characters start in and
+    releases the words before it, even one a bracket follows."""
+    r = RedactPII(hold=48, custom={"TICKET": r"TKT-\d{6}"})
+    out, _ = _stream(r, ["greetings jane (" + "x" * 60 + " ok", " more words"])
+    assert out[0] == "greetings jane "
+
+
+def test_a_value_closed_just_before_a_held_phone_is_released_redacted() -> None:
+    """A value that ends where a phone number's bracket starts is released, redacted, at once."""
+    email = "jane@" + "a" * 60 + ".com"
+    out, _ = _stream(RedactPII(hold=48), ["mail " + email + "( +1 415", " 555 0100) today "])
+    assert out[0] == "mail [REDACTED:EMAIL]"
+
+
+def test_a_custom_detector_stream_redacts_a_value_ending_where_the_hold_starts() -> None:
+    """With custom detectors, a value ending exactly where the last hold characters start is
+    released redacted, never as written."""
+    r = RedactPII(hold=48, custom={"TICKET": r"TKT-\d{6}"})
+    out, _ = _stream(r, ["mail jane@example.com " + "x" * 47, " end"])
+    assert out[0] == "mail [REDACTED:EMAIL]"
+
+
+def test_an_end_split_right_after_a_bare_begin_line_closes_the_block() -> None:
+    """An END whose dashes start in the chunk of a short BEGIN line closes the block at once."""
+    out, _ = _stream(RedactPII(), ["x -----BEGIN ----", "-END PRIVATE KEY----- after words", " x "])
+    assert out[1] == "-----BEGIN -----END PRIVATE KEY----- after "
