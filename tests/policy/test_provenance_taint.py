@@ -10,15 +10,20 @@ from google.genai import types
 
 from adk_lattice.policy import Consequential, ProvenanceGuard, provenance_values
 from adk_lattice.policy.provenance_taint import (
+    MAX_SESSIONS,
     TAINT_KEY,
+    Taint,
+    batch_of,
     capped,
     capped_pairs,
     instruction_text,
+    mark,
     read_taint,
     scalars,
     select,
     session_hash,
     token_hash,
+    tool_responses,
     trusted_leaves,
     user_texts,
 )
@@ -203,11 +208,16 @@ def test_leaves_are_read_down_to_twenty_levels_and_no_deeper(box: str) -> None:
         (("rows", "2", "iban"), []),
         (("rows", "x"), []),
         (("meta", "*"), ["m1", "m2"]),
+        (("byname", "*", "iban"), ["C", "D"]),
     ],
 )
 def test_a_trusted_field_path_selects_its_values(path: tuple[str, ...], found: list[str]) -> None:
     """Paths pick mapping keys, list items by index (in range) and * for every item."""
-    response = {"rows": [{"iban": "A"}, {"iban": "B"}], "meta": {"a": "m1", "b": "m2"}}
+    response = {
+        "rows": [{"iban": "A"}, {"iban": "B"}],
+        "meta": {"a": "m1", "b": "m2"},
+        "byname": {"x": {"iban": "C"}, "y": {"iban": "D"}},
+    }
     assert list(select(response, path)) == found
 
 
@@ -249,3 +259,127 @@ def test_a_session_entry_of_the_wrong_shape_has_no_sources() -> None:
     for entry in ("garbage", {"src": "read_inbox"}):
         taint = read_taint({TAINT_KEY: {"v": 1, "s": {"another": entry}}}, "s")
         assert taint.sources == ()
+
+
+class Writes(dict[str, Any]):
+    """Session state that counts its writes, as ADK counts a state delta."""
+
+    writes = 0
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.writes += 1
+        super().__setitem__(key, value)
+
+
+def test_marking_a_source_already_recorded_writes_no_state() -> None:
+    """A source the record names already adds no state delta when read again."""
+    state = Writes()
+    mark(state, "s", "read_inbox")
+    mark(state, "s", "read_inbox")
+    assert state.writes == 1
+
+
+def test_a_new_source_keeps_the_tokens_handed_down() -> None:
+    """Recording a new source keeps the token hashes the entry holds for nested runs."""
+    state: dict[str, Any] = {}
+    mark(state, "s", None, tokens=["t1", "t2"])
+    mark(state, "s", "read_inbox")
+    assert state[TAINT_KEY]["s"][session_hash("s")] == {
+        "src": ["read_inbox"],
+        "inh": False,
+        "tok": ["t1", "t2"],
+    }
+
+
+def test_the_record_keeps_the_newest_sessions_and_its_own() -> None:
+    """Past MAX_SESSIONS entries the oldest others go; the marking session is kept, newest."""
+    others = {f"other{i}": {"src": ["web"], "inh": False} for i in range(MAX_SESSIONS + 2)}
+    state = _record(**{session_hash("s"): {"src": ["web"], "inh": False}}, **others)
+    mark(state, "s", "read_inbox")
+    kept = list(state[TAINT_KEY]["s"])
+    assert kept == [*list(others)[-(MAX_SESSIONS - 1) :], session_hash("s")]
+
+
+def test_a_session_newest_in_a_full_record_keeps_every_other() -> None:
+    """Re-marking the newest session of a full record drops no other session's entry."""
+    others = {f"other{i}": {"src": ["web"], "inh": False} for i in range(MAX_SESSIONS - 1)}
+    state = _record(**others, **{session_hash("s"): {"src": ["web"], "inh": False}})
+    mark(state, "s", "read_inbox")
+    assert list(state[TAINT_KEY]["s"]) == [*others, session_hash("s")]
+
+
+def test_a_record_written_earlier_is_read_by_its_session_id() -> None:
+    """A stored record names a session by the first 16 hex of its id's SHA-256, so records
+    kept in a database across upgrades are still read."""
+    state = _record(**{"84097828fc31a8c8": {"src": ["read_inbox"], "inh": False}})
+    assert read_taint(state, "session-1") == Taint(True, ("read_inbox",), False, {})
+
+
+def test_a_session_id_with_a_lone_surrogate_has_a_record() -> None:
+    """A session id UTF-8 cannot encode is still marked and read back, never a crash."""
+    state: dict[str, Any] = {}
+    mark(state, "s\ud800", "read_inbox")
+    assert read_taint(state, "s\ud800").sources == ("read_inbox",)
+
+
+def test_an_unreadable_record_reads_as_inherited_taint_named_unreadable() -> None:
+    """A malformed record reads as tainted and inherited, its one source <unreadable>."""
+    assert read_taint({TAINT_KEY: "clean!"}, "s") == Taint(True, ("<unreadable>",), True)
+
+
+def test_a_session_without_an_entry_names_its_callers_inherited_taint() -> None:
+    """A session with no entry of its own, in a record whose entry inherited taint, reads
+    tainted with the caller's sources and <inherited>."""
+    state = _record(caller={"src": ["web"], "inh": True})
+    assert read_taint(state, "nested").sources == ("web", "<inherited>")
+
+
+class _Unlistable:
+    """A history entry that cannot list its function responses."""
+
+    def get_function_responses(self) -> list[Any]:
+        raise RuntimeError("not an event")
+
+
+def _responded(name: str, call_id: str | None) -> Event:
+    response = types.FunctionResponse(name=name, response={"ok": 1}, id=call_id)
+    content = types.Content(role="user", parts=[types.Part(function_response=response)])
+    return Event(author="agent", invocation_id="i", content=content)
+
+
+def test_tool_responses_skip_an_event_that_cannot_list_them() -> None:
+    """An entry that fails to list its responses is skipped; older events are still read."""
+    events = [_responded("lookup", "c1"), _Unlistable()]
+    assert list(tool_responses(events)) == [("lookup", {"ok": 1}, "c1")]
+
+
+def test_a_tool_response_without_a_call_id_has_an_empty_one() -> None:
+    """A function response with no id is listed with the call id ''."""
+    assert list(tool_responses([_responded("lookup", None)])) == [("lookup", {"ok": 1}, "")]
+
+
+def _calling(*call_ids: str) -> Event:
+    parts = [types.Part(function_call=types.FunctionCall(name="f", id=c)) for c in call_ids]
+    return Event(
+        author="agent", invocation_id="i", content=types.Content(role="model", parts=parts)
+    )
+
+
+def _asking(call_id: str, events: list[Event]) -> Any:
+    session = type("S", (), {"events": events})()
+    return type(
+        "C", (), {"function_call_id": call_id, "session": session, "invocation_id": "inv"}
+    )()
+
+
+def test_a_call_is_batched_with_the_model_event_that_asked_for_it() -> None:
+    """batch_of names the event holding the call, not a newer one asking for other calls."""
+    asked, newer = _calling("c1", "c2"), _calling("c3")
+    assert batch_of(_asking("c1", [asked, newer])) == ("inv", asked.id)
+
+
+def test_a_call_older_than_the_last_64_events_has_no_batch() -> None:
+    """Only the last 64 events are searched for the model event of a call."""
+    events = [_calling("c1"), *[_calling(f"x{i}") for i in range(64)]]
+    assert batch_of(_asking("c1", events)) is None
+    assert batch_of(_asking("c1", events[1:] + events[:1])) is not None
