@@ -63,6 +63,8 @@ class MemoryCounter:
             now = self._clock()
             count, expires = self._counts.get(key, (0, 0.0))
             if expires <= now:
+                # A window that starts again makes the newest counter: it goes to the end.
+                self._counts.pop(key, None)
                 count, expires = 0, now + window_seconds
             self._counts[key] = (count + 1, expires)
             if len(self._counts) > self._max_keys:
