@@ -75,3 +75,8 @@ def test_a_number_with_a_huge_exponent_is_malformed(value: str) -> None:
 def test_a_number_with_a_huge_exponent_is_never_grounded() -> None:
     """1e-9999999 is not rounded to a 0 that trusted text holds."""
     assert ungrounded(Grounding(["balance 0"]), "number", "1e-9999999")
+
+
+def test_a_number_whose_plain_form_fills_the_size_cap_is_a_number() -> None:
+    """1e9999, ten thousand digits written out, is still compared as a number."""
+    assert normalise("number", "1e9999") == "1" + "0" * (MAX_VALUE_CHARS - 1)
