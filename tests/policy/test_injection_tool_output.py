@@ -181,3 +181,33 @@ async def test_a_withheld_output_is_recorded_for_later_callbacks() -> None:
     )
     assert await guard.before_model(callback_context=ctx, llm_request=request) is None
     assert ctx.state[DENIAL_STATE_KEY]["reason"] == "prompt_injection_withheld"
+
+
+def _tool_turn(response: dict[str, Any]) -> LlmRequest:
+    """A request whose newest content is one function response after the user's turn."""
+    part = types.Part(
+        function_response=types.FunctionResponse(name="fetch_page", response=response)
+    )
+    request = llm_request("Summarise the page.")
+    assert request.contents is not None
+    request.contents.append(types.Content(role="user", parts=[part]))
+    return request
+
+
+async def test_a_tool_output_within_max_chars_is_not_refused_as_oversize() -> None:
+    """A result whose strings hold fewer than max_chars characters is scanned, not refused:
+    the values the scan reads twice are counted once."""
+    prose = ("The museum opens at nine and closes at six on weekdays. " * 20)[:700]
+    refused = await InjectionGuard(max_chars=1_000).before_model(
+        callback_context=callback_context(), llm_request=_tool_turn({"text": prose})
+    )
+    assert refused is None
+
+
+async def test_a_tool_output_past_max_chars_is_refused_as_oversize() -> None:
+    """A result whose key and value hold more than max_chars characters is refused."""
+    ctx = callback_context()
+    refused = await InjectionGuard(max_chars=1_000).before_model(
+        callback_context=ctx, llm_request=_tool_turn({"text": "a" * 997})
+    )
+    assert refused is not None

@@ -72,6 +72,15 @@ async def test_delete_prefix_removes_only_matching_keys(store: Store) -> None:
     assert remaining == [b"v", b"v"]
 
 
+async def test_delete_prefix_counts_only_live_entries(store: Store) -> None:
+    """delete_prefix's count leaves out entries already expired, on every store."""
+    await store.set("p:old", b"1", ttl=0.05)
+    await store.set("p:live", b"2")
+    await asyncio.sleep(0.15)
+    assert await store.delete_prefix("p:") == 1
+    assert await store.get("p:live") is None
+
+
 async def test_delete_prefix_treats_glob_characters_literally(store: Store) -> None:
     """Glob characters in a prefix match only themselves."""
     await store.set("a*b:1", b"v")

@@ -131,10 +131,13 @@ class InjectionGuard:
         """
         return await self._check(text, source, too_big=False)
 
-    async def _check(self, text: str, source: str, *, too_big: bool) -> Finding | None:
+    async def _check(
+        self, text: str, source: str, *, too_big: bool, size: int | None = None
+    ) -> Finding | None:
+        """``size``: how long the content is, when ``text`` reads some of it twice."""
         if not too_big and not text.strip():
             return None  # nothing to read: spare the classifier and the judge a call
-        if too_big or len(text) > self.max_chars:
+        if too_big or (len(text) if size is None else size) > self.max_chars:
             if self.oversize == "refuse":
                 return Finding("oversize", ("max_chars",), source)
             half = self.max_chars // 2
@@ -187,7 +190,9 @@ class InjectionGuard:
         state = getattr(ctx, "state", None)
         for i, j, fr, text, values, too_big in window:
             # More nodes than can be walked counts as longer than max_chars.
-            found = await self._check(text, _tool_source(fr.name), too_big=too_big)
+            found = await self._check(
+                text, _tool_source(fr.name), too_big=too_big, size=_content_size(text, values)
+            )
             if found is None:
                 live.append((i, j, fr, values))
                 continue
@@ -237,6 +242,13 @@ class InjectionGuard:
             parts = list(contents[i].parts or [])
             parts[j] = types.Part(function_response=memory.withheld(fr, self.name, found.code))
             contents[i] = types.Content(role=contents[i].role, parts=parts)
+
+
+def _content_size(text: str, values: str) -> int:
+    """How many characters a function response's strings hold: its scan text lists every
+    string and then the values again (see ``memory.scan_text``), so a result is measured
+    once against ``max_chars``, not twice."""
+    return len(text) if text == values else len(text) - len(values) - 2
 
 
 def _tool_source(name: str | None) -> str:

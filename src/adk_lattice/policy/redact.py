@@ -177,9 +177,9 @@ class RedactPII(Scrubber):
                 if said.blocked or thought.blocked:  # one blocked part stops the stream
                     said.blocked = thought.blocked = True
                     new_text = new_thought = ""
-                self._others(content, found, callback_context)
+                markers = self._others(content, found, callback_context)
                 said.kinds |= found.kinds
-                _set_texts(content, new_text, new_thought)
+                _set_texts(content, new_text, new_thought, markers)
             return None
         ended = self._streams.pop(key) or ()  # the stream ends here: free its state
         streamed = bool(ended)
@@ -194,13 +194,13 @@ class RedactPII(Scrubber):
             if part.thought and part.text:  # thoughts may be shown too: scrub them in full
                 part.text, hid, found_kinds = self._scrub(part.text, streamed=streamed)
                 blocked, kinds = blocked or hid, kinds | found_kinds
-        self._others(content, found, callback_context)
+        markers = self._others(content, found, callback_context)
         blocked, kinds = blocked or found.blocked, kinds | found.kinds
         if blocked:
             self._counts.bump("blocked")
             text = self.block_message
             content.parts = [p for p in content.parts if not p.thought and not p.function_call]
-        _set_texts(content, text, None)
+        _set_texts(content, text, None, markers)
         self._report(callback_context, kinds, blocked)
         return None
 
@@ -214,9 +214,15 @@ class RedactPII(Scrubber):
             lean=self.builtin_only,
         )
 
-    def _others(self, content: types.Content, found: Found, ctx: Any) -> None:
-        """Scrub function-call arguments and media in a model response, in place."""
+    def _others(self, content: types.Content, found: Found, ctx: Any) -> list[types.Part]:
+        """Scrub function-call arguments and media in a model response, in place.
+
+        Returns:
+            The text parts that now stand for withheld media (``[WITHHELD:MEDIA]``), which
+            the answer's own text must not replace.
+        """
         parts: list[types.Part] = []
+        markers: list[types.Part] = []
         for part in content.parts or ():
             call = part.function_call
             if call is not None and call.args:
@@ -232,8 +238,10 @@ class RedactPII(Scrubber):
                 new = self._walker.blob(part.inline_data, found)
                 if isinstance(new, str):
                     part = types.Part(text=new)
+                    markers.append(part)
             parts.append(part)
         content.parts = parts
+        return markers
 
     def _restores(self, tool: str | None) -> bool:
         if isinstance(self.restore_args, bool):
@@ -342,13 +350,17 @@ def _text(content: types.Content, *, thought: bool) -> str:
     return "".join(p.text for p in content.parts or () if p.text and bool(p.thought) == thought)
 
 
-def _set_texts(content: types.Content, text: str, thought: str | None) -> None:
-    """Replace the text parts by one holding ``text`` (and thoughts by ``thought``)."""
+def _set_texts(
+    content: types.Content, text: str, thought: str | None, keep: Sequence[types.Part] = ()
+) -> None:
+    """Replace the text parts by one holding ``text`` (and thoughts by ``thought``); the
+    parts in ``keep`` (media withheld as text) stay as they are."""
     out: list[types.Part] = []
     placed = {False: False, True: thought is None}
+    kept = {id(p) for p in keep}
     for part in content.parts or []:
         is_thought = bool(part.thought)
-        if part.text is None or (is_thought and thought is None):
+        if part.text is None or id(part) in kept or (is_thought and thought is None):
             out.append(part)
         elif not placed[is_thought]:
             out.append(types.Part(text=thought if is_thought else text, thought=is_thought or None))

@@ -176,7 +176,8 @@ class Store(ABC):
         """Remove every key starting with ``prefix``.
 
         Returns:
-            How many entries were removed (0 when the backend failed).
+            How many live entries were removed (expired ones go uncounted; 0 when the
+            backend failed).
         """
         if not isinstance(prefix, str) or not prefix:
             raise ValueError("delete_prefix needs a non-empty string prefix")

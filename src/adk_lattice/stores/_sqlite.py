@@ -261,10 +261,16 @@ class SQLiteStore(Store):
     async def _delete_prefix(self, prefix: str) -> int:
         # A range on the primary key: code point order is SQLite's binary UTF-8 order.
         upper = prefix[:-1] + chr(ord(prefix[-1]) + 1)
-        async with self._use() as db:
-            sql = "DELETE FROM entries WHERE key >= ? AND key < ?"
-            cur = await db.execute(sql, (prefix, upper))
-        return max(cur.rowcount, 0)
+        async with self._write() as db:
+            # Counted like the other stores: live entries only (expired ones go too, unsaid).
+            live = (
+                "SELECT COUNT(*) FROM entries WHERE key >= ? AND key < ?"
+                " AND (expires_at IS NULL OR expires_at > ?)"
+            )
+            cur = await db.execute(live, (prefix, upper, time.time()))
+            row = await cur.fetchone()
+            await db.execute("DELETE FROM entries WHERE key >= ? AND key < ?", (prefix, upper))
+        return int(row[0]) if row is not None else 0
 
     async def _close(self) -> None:
         db, self._db = self._db, None
