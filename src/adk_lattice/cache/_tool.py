@@ -178,6 +178,8 @@ class ToolResultCache:
         if outcome.hook == "on_tool_error":
             if isinstance(mine, dict):
                 mine["failed"] = True
+            elif outcome.tool in self.invalidates:  # so a recovered call sweeps only once
+                call.data[self.name] = {"failed": True}
             await self._invalidate(outcome)
             return
         if outcome.hook != "after_tool":

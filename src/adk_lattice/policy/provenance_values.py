@@ -16,7 +16,7 @@ import re
 import threading
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from decimal import Decimal, InvalidOperation
+from decimal import Context, Decimal, InvalidOperation
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -69,7 +69,11 @@ def _decimal(text: str) -> str | None:
         return None
     if not value.is_finite():
         return None
-    normal = value.normalize()
+    digits, exponent = value.as_tuple()[1:]
+    if len(digits) + abs(int(exponent)) > MAX_VALUE_CHARS:
+        return None  # its plain form would be longer than any value checked
+    # Exact: the default context would round to 28 digits (two long numbers the same).
+    normal = value.normalize(Context(prec=len(digits)))
     return format(normal, "f") if normal == normal.to_integral() else str(normal)
 
 
