@@ -251,3 +251,19 @@ async def test_a_synthesized_tool_close_has_the_hooks_argument_names() -> None:
     assert closed.args == {"tool": None, "tool_args": None, "tool_context": None, "result": None}
     slow.release.set()
     await asyncio.wait_for(task, 10)
+
+
+async def test_a_recovered_call_to_a_made_up_tool_is_closed_at_once() -> None:
+    """A call to a tool that does not exist, answered by on_tool_error, is closed right then as
+    an error (ADK runs no after_tool for it), not left open until the run ends."""
+    recorder = Recorder()
+    recover = on("on_tool_error", name="recover")(lambda **_: {"status": "no such tool"})
+    script = [ScriptedResponse.call("made_up", charge_id="c1"), ScriptedResponse.text("Done.")]
+    agent = LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
+    turn = await run_app(agent, Lattice(handlers=[recover], telemetry=[recorder]))
+    assert turn.tool_responses == [{"status": "no such tool"}]
+    hooks = recorder.hooks()
+    assert hooks[hooks.index("on_tool_error") + 1] == "after_tool"
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "error")
+    assert isinstance(closed.error, ValueError)
