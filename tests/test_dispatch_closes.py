@@ -8,9 +8,11 @@ from typing import Any
 import pytest
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
+from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
+from google.genai import types
 
 from adk_lattice import Lattice, current_call, on
 from adk_lattice.testing import FakeModel, ScriptedResponse
@@ -251,3 +253,63 @@ async def test_a_synthesized_tool_close_has_the_hooks_argument_names() -> None:
     assert closed.args == {"tool": None, "tool_args": None, "tool_context": None, "result": None}
     slow.release.set()
     await asyncio.wait_for(task, 10)
+
+
+class AnswersTools(BasePlugin):
+    """A plugin registered before the lattice that answers every tool call itself."""
+
+    def __init__(self) -> None:
+        super().__init__(name="answers_tools")
+
+    async def before_tool_callback(self, **_: Any) -> dict[str, Any]:
+        return {"status": "answered elsewhere"}
+
+
+async def test_a_call_another_plugin_answered_ends_once_with_its_real_after_tool() -> None:
+    """A tool call answered by a plugin ahead of the lattice gets its real after_tool only,
+    no extra close at the run's end."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    agent = _agent(lookup_charge)
+    app = App(name="app", root_agent=agent, plugins=[AnswersTools(), lattice])
+    await run_app(agent, lattice, runner=Runner(app=app, session_service=InMemorySessionService()))
+    assert [o.synthesized for o in recorder.of("after_tool")] == [False]
+
+
+class RewritesAnswers(BasePlugin):
+    """A plugin registered before the lattice that replaces every model answer."""
+
+    def __init__(self) -> None:
+        super().__init__(name="rewrites_answers")
+
+    async def after_model_callback(self, **_: Any) -> LlmResponse:
+        return LlmResponse(content=types.Content(role="model", parts=[types.Part(text="Hi.")]))
+
+
+async def test_a_model_call_whose_end_another_plugin_took_is_closed_at_the_run_end() -> None:
+    """A model call whose after_model a plugin ahead of the lattice took over (so the lattice
+    never saw it end) is closed as abandoned when the run ends."""
+    recorder = Recorder()
+    lattice = Lattice(telemetry=[recorder])
+    agent = LlmAgent(name="chat", model=FakeModel([ScriptedResponse.text("Hello.")]))
+    app = App(name="app", root_agent=agent, plugins=[RewritesAnswers(), lattice])
+    await run_app(agent, lattice, runner=Runner(app=app, session_service=InMemorySessionService()))
+    (closed,) = recorder.of("after_model")
+    assert (closed.synthesized, closed.reason, closed.agent) == (True, "abandoned", "chat")
+    assert recorder.hooks()[-2:] == ["after_model", "after_run"]
+
+
+async def test_a_recovered_call_to_a_made_up_tool_is_closed_at_once() -> None:
+    """A call to a tool that does not exist, answered by on_tool_error, is closed right then as
+    an error (ADK runs no after_tool for it), not left open until the run ends."""
+    recorder = Recorder()
+    recover = on("on_tool_error", name="recover")(lambda **_: {"status": "no such tool"})
+    script = [ScriptedResponse.call("made_up", charge_id="c1"), ScriptedResponse.text("Done.")]
+    agent = LlmAgent(name="billing", model=FakeModel(script), tools=[lookup_charge])
+    turn = await run_app(agent, Lattice(handlers=[recover], telemetry=[recorder]))
+    assert turn.tool_responses == [{"status": "no such tool"}]
+    hooks = recorder.hooks()
+    assert hooks[hooks.index("on_tool_error") + 1] == "after_tool"
+    (closed,) = recorder.of("after_tool")
+    assert (closed.synthesized, closed.reason) == (True, "error")
+    assert isinstance(closed.error, ValueError)

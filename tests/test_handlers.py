@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from typing import Any
 
@@ -264,3 +265,66 @@ def test_a_handler_with_nothing_to_run_is_named_with_its_type() -> None:
 
     with pytest.raises(TypeError, match=r"^handler 'audit_sink' \(Sink\) has none of the hook"):
         Lattice(handlers=[Sink()])
+
+
+def test_a_tool_scoped_handler_without_tool_hooks_lists_every_hook_it_has() -> None:
+    """A handler scoped to tools with only model hooks is refused, listing those hooks."""
+
+    class Trim:
+        name = "trim"
+        tools = ("lookup_charge",)
+
+        def before_model(self, **_: Any) -> None:
+            return None
+
+        def after_model(self, **_: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError) as info:
+        Lattice(handlers=[Trim()])
+    assert str(info.value) == (
+        "handler 'trim' is scoped to tools but implements no tool hook (before_model, after_model)"
+    )
+
+
+def test_a_hook_method_with_the_wrong_signature_is_refused_under_the_handlers_name() -> None:
+    """A hook method that cannot take ADK's keywords is refused naming its handler."""
+
+    class Guard:
+        name = "refund_guard"
+
+        def before_tool(self, tool: Any) -> None:
+            return None
+
+    with pytest.raises(TypeError, match=r"^handler 'refund_guard': before_tool\(tool"):
+        Lattice(policy=[Guard()])
+
+
+async def test_the_lattice_timeout_cuts_off_an_observer_without_its_own() -> None:
+    """Lattice(timeout=...) bounds an async observer that sets no timeout; the run completes."""
+
+    class Hangs:
+        name = "hangs"
+
+        async def observe(self, outcome: Any) -> None:
+            await asyncio.sleep(3600)
+
+    agent = LlmAgent(name="chat", model=FakeModel([ScriptedResponse.text("Hi.")]))
+    lattice = Lattice(telemetry=[Hangs()], timeout=0.05)
+    turn = await asyncio.wait_for(run_app(agent, lattice), 5)
+    assert turn.texts[-1] == "Hi."
+    assert lattice.stats[("observer_error", "before_run", "hangs")] == 1
+
+
+async def test_an_observer_that_does_not_ask_for_chunks_gets_none() -> None:
+    """An observer with no partial attribute sees the final answer of a stream, never a chunk."""
+    seen: list[bool] = []
+
+    class Watch:
+        def observe(self, outcome: Any) -> None:
+            seen.append(outcome.partial)
+
+    model = FakeModel([ScriptedResponse(text_chunks=["Hel", "lo"])])
+    agent = LlmAgent(name="chat", model=model)
+    await run_app(agent, Lattice(telemetry=[Watch()]), streaming=True)
+    assert seen and not any(seen)

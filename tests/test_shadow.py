@@ -233,3 +233,38 @@ async def test_a_context_that_cannot_be_isolated_keeps_the_shadow_handler_off_it
     assert ran == []
     assert run.step.status == "error"
     assert stats[("error", "before_tool", "touch")] == 1
+
+
+def _would_deny(**_: Any) -> dict[str, Any]:
+    return {"status": "denied"}
+
+
+async def test_a_shadow_handler_scoped_to_a_tool_reports_on_that_tool() -> None:
+    """A shadow handler scoped to a tool runs on that tool's calls and reports what it would do."""
+    guard = on("before_tool", name="refunds", tools={"issue_refund"}, mode="shadow")(_would_deny)
+    recorder = Recorder()
+    turn = await run_app(refund_agent(), Lattice(policy=[guard], telemetry=[recorder]))
+    assert tool_results(turn.events)[0]["status"] == "refunded"
+    (before,) = recorder.of("before_tool")
+    assert [(r.step.handler, r.value) for r in before.shadow] == [("refunds", {"status": "denied"})]
+
+
+async def test_a_shadow_handler_scoped_to_an_agent_reports_on_that_agent() -> None:
+    """A shadow handler scoped to an agent runs on that agent's hooks and reports on them."""
+    guard = on("before_tool", name="billing_only", agents={"billing"}, mode="shadow")(_would_deny)
+    recorder = Recorder()
+    await run_app(refund_agent(), Lattice(policy=[guard], telemetry=[recorder]))
+    (before,) = recorder.of("before_tool")
+    assert [r.step.status for r in before.shadow] == ["act"]
+
+
+async def test_a_shadow_handler_not_asking_for_chunks_never_sees_one() -> None:
+    """A shadow after_model handler without partial=True runs on the final answer only."""
+    seen: list[bool] = []
+    look = on("after_model", name="look", mode="shadow")(
+        lambda **kw: seen.append(kw["llm_response"].partial)
+    )
+    model = FakeModel([ScriptedResponse(text_chunks=["Hel", "lo"])])
+    agent = LlmAgent(name="chat", model=model)
+    await run_app(agent, Lattice(handlers=[look], telemetry=()), streaming=True)
+    assert len(seen) == 1 and not seen[0]

@@ -9,6 +9,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, final
 
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.base_tool import BaseTool
 
 from ._chain import denial
 from ._config import config_from_env, read_config, read_config_name
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from google.adk.events.event import Event
     from google.adk.models.llm_request import LlmRequest
     from google.adk.models.llm_response import LlmResponse
-    from google.adk.tools.base_tool import BaseTool
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
 
@@ -431,8 +431,10 @@ class Lattice(BasePlugin):
         value = (
             await self._dispatch.decide("on_tool_error", kwargs, inv, call=call, error=error)
         ).value
-        if value is None or isinstance(error, asyncio.CancelledError):
-            pop_call(inv, call)  # a recovered call goes on to after_tool, which closes it
+        # A recovered call goes on to after_tool, which closes it; ADK runs none for a tool
+        # it could not find (it stands a bare BaseTool in for it), even when this answered.
+        if value is None or isinstance(error, asyncio.CancelledError) or type(tool) is BaseTool:
+            pop_call(inv, call)
             kwargs["result"] = None
             await self._dispatch.synthesize(
                 "after_tool", kwargs, inv, call.agent, why(error), call=call
