@@ -3,7 +3,6 @@ denied, failed and skipped calls are counted, every one of them."""
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Any
 
 import pytest
@@ -12,20 +11,9 @@ from adk_lattice import on
 from adk_lattice.cache import MemoryStore, ToolResultCache
 from adk_lattice.testing import ScriptedResponse
 from tests.cache.rig import Rig
+from tests.cache.test_tool_result_cache import _reset_runs, lookup_charge, runs  # noqa: F401 (autouse)
 
 S = ScriptedResponse
-runs: Counter[str] = Counter()
-
-
-@pytest.fixture(autouse=True)
-def _reset_runs() -> None:
-    runs.clear()
-
-
-def lookup_charge(charge_id: str) -> dict[str, Any]:
-    """Look up a charge."""
-    runs["lookup_charge"] += 1
-    return {"charge_id": charge_id, "amount": "10.00"}
 
 
 def issue_refund(charge_id: str) -> dict[str, Any]:

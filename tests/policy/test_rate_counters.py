@@ -16,14 +16,7 @@ import redis.exceptions
 from adk_lattice.policy import MemoryCounter, RateLimit, RedisCounter
 from adk_lattice.policy import rate as rate_module
 from tests._redis import RedisServer, redis_binary
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.policy.test_rate import Clock
 
 
 async def test_a_counter_whose_window_restarted_is_the_newest_when_full() -> None:
