@@ -284,3 +284,21 @@ def test_a_time_of_day_does_not_open_the_address_detector() -> None:
 
     assert runnable([IPV6], '{"created": "2026-11-30 12:00:00"}') == []
     assert runnable([IPV6], "from fe80::1 at 12:00") == [IPV6]
+
+
+def test_a_card_failing_luhn_does_not_hide_a_valid_card_after_it() -> None:
+    """After a digit run that fails the Luhn check, a valid card later on is still redacted."""
+    out, _ = RedactPII(kinds=["card"]).scrub("ref 4222222222223 or 4222222222222 ok")
+    assert out == "ref 4222222222223 or [REDACTED:CARD] ok"
+
+
+def test_custom_values_written_back_to_back_are_each_redacted() -> None:
+    """Two custom values with nothing between them are both redacted."""
+    r = RedactPII(custom={"ORDER": r"ORD-\d{3}"}, kinds=[])
+    assert r.scrub("see ORD-123ORD-456 ok")[0] == "see [REDACTED:ORDER][REDACTED:ORDER] ok"
+
+
+def test_an_empty_span_from_a_custom_finder_redacts_nothing() -> None:
+    """A custom finder's empty span marks no redaction; its non-empty spans are redacted."""
+    r = RedactPII(custom={"X": lambda text: [(2, 2), (4, 6)]}, kinds=[])
+    assert r.scrub("abcdefgh")[0] == "abcd[REDACTED:X]gh"
