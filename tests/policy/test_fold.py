@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from adk_lattice.policy import RedactPII
 from adk_lattice.policy._fold import fold
 
 
@@ -129,3 +130,36 @@ def test_a_value_broken_by_marks_is_redacted_and_capitals_around_it_kept() -> No
 
     redacted, _ = RedactPII().scrub("MAX jane.d**oe@example.com XX")
     assert redacted == "MAX [REDACTED:EMAIL] XX"
+
+
+def test_an_escape_left_as_written_maps_one_to_one() -> None:
+    """%0A is not decoded, so a span inside it maps to those characters, not the whole escape."""
+    view = fold("%0A\u200bx")
+    assert view is not None and view.text == "%0Ax"
+    assert view.original(1, 3) == (1, 3)
+
+
+def test_a_full_width_address_is_redacted() -> None:
+    """An address in full-width letters (NFKC folds them) is found and redacted."""
+    wide = "".join(chr(ord(c) + 0xFEE0) for c in "jane@example.com")
+    assert RedactPII().scrub(f"mail {wide} please")[0] == "mail [REDACTED:EMAIL] please"
+
+
+@pytest.mark.parametrize(
+    ("text", "redacted"),
+    [
+        ("mail jane%0A%40example.com", "mail [REDACTED:EMAIL]"),
+        ("to %0Ajane%40example.com", "to [REDACTED:EMAIL]"),
+    ],
+)
+def test_an_encoded_control_character_stays_part_of_an_encoded_address(
+    text: str, redacted: str
+) -> None:
+    """%0A is left as written (not a line break), so the %40 address around it is redacted whole."""
+    assert RedactPII().scrub(text)[0] == redacted
+
+
+def test_a_lone_surrogate_beside_a_line_separator_is_scanned() -> None:
+    """Text holding a lone surrogate and a line separator is folded, its address redacted."""
+    out, _ = RedactPII().scrub("a\u2028b \ud800 jane@example.com")
+    assert out == "a\u2028b \ud800 [REDACTED:EMAIL]"

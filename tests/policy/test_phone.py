@@ -312,3 +312,50 @@ def test_a_labelled_id_does_not_hide_a_number_later_in_its_chain() -> None:
     text = "order 1234567 " + "9" * 50 + " 415 555 0132 ok"
     out, _ = RedactPII(kinds=["phone"]).scrub(text)
     assert out == "order 1234567 " + "9" * 50 + " [REDACTED:PHONE] ok"
+
+
+def test_a_number_one_region_cannot_parse_is_read_in_the_next() -> None:
+    """011 opens an international call in the US but a Sapporo number in JP: JP still reads it."""
+    out, _ = RedactPII(phone_regions=["US", "JP"]).scrub("Sapporo office: 011-214-5678.")
+    assert out == "Sapporo office: [REDACTED:PHONE]."
+
+
+def test_a_decimal_followed_by_a_digit_is_not_a_dotted_number() -> None:
+    """A decimal number is left alone even when more digits follow it in the same chain."""
+    text = "Scores 415.5550132 7 points"
+    assert RedactPII(kinds=["phone"]).scrub(text)[0] == text
+
+
+def test_a_labelled_number_stays_when_a_later_chain_is_split() -> None:
+    """An order number is left alone though a later chain holds numbers a long run splits."""
+    text = "Order 415 555 0132 shipped; call 212 555 0147 " + "9" * 50 + " 415 555 0199 ok"
+    out, _ = RedactPII(kinds=["phone"]).scrub(text)
+    assert out == "Order 415 555 0132 shipped; call [REDACTED:PHONE] " + "9" * 50 + (
+        " [REDACTED:PHONE] ok"
+    )
+
+
+def test_without_re2_a_number_at_the_start_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With Python's re alone (no RE2), a number opening the text is read from its first digit."""
+    monkeypatch.setattr(_phone, "_CHAIN", None)
+    out, _ = RedactPII(kinds=["phone"]).scrub("4155550132 is my number")
+    assert out == "[REDACTED:PHONE] is my number"
+
+
+def test_a_lone_surrogate_does_not_stop_the_phone_scan() -> None:
+    """A text holding a lone surrogate (a str can) still has its phone number redacted."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("call 415 555 0132 \ud800")
+    assert out == "call [REDACTED:PHONE] \ud800"
+
+
+def test_every_number_in_non_ascii_text_is_caught() -> None:
+    """Past a non-ASCII character, the second number is found at its own offset too."""
+    out, _ = RedactPII(kinds=["phone"]).scrub("é call 415 555 0132 or 212 555 0147")
+    assert out == "é call [REDACTED:PHONE] or [REDACTED:PHONE]"
+
+
+@pytest.mark.parametrize("text", ["call {} today", ":30 left. Call {} now."])
+def test_a_number_shaped_like_a_date_and_hour_without_minutes_is_caught(text: str) -> None:
+    """Digits that read as a date and hour but have no :mm after them are a number."""
+    out, _ = RedactPII(kinds=["phone"]).scrub(text.format("21251013 12"))
+    assert out == text.format("[REDACTED:PHONE]")

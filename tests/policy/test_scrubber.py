@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import re
 from typing import Any
 
@@ -30,6 +31,11 @@ from .conftest import noted
         ),
         ({"custom": {"X": 42}}, TypeError, "custom detector 'X' must be a regex or a callable"),
         ({"max_chars": 0}, ValueError, "max_chars must be >= 1"),
+        (
+            {"engine": object()},
+            TypeError,
+            "engine must have analyze(text) -> [(start, end, kind)]",
+        ),
     ],
 )
 def test_a_bad_setting_fails_at_construction_with_the_fix(
@@ -73,3 +79,46 @@ def test_a_value_holding_a_lone_surrogate_is_hashed() -> None:
     digest = hmac.new(b"k", value.encode("utf-8", "surrogatepass"), hashlib.sha256).hexdigest()
     r = RedactPII(strategy="hash", salt="k", custom={"ID": r"ID-\S+"}, kinds=[])
     assert r.scrub(f"ref {value} ok")[0] == f"ref [ID:{digest[:12]}] ok"
+
+
+def test_a_text_exactly_at_the_cap_is_scanned_whole() -> None:
+    """A text as long as max_chars is scanned and released in full, nothing withheld."""
+    assert RedactPII(max_chars=5).scrub("hello") == ("hello", False)
+
+
+def test_a_global_block_strategy_flags_the_text_to_withhold() -> None:
+    """strategy="block" flags any value found, so the caller withholds the whole text."""
+    assert RedactPII(strategy="block").scrub("write to jane.doe@example.com")[1] is True
+
+
+def test_a_kind_strategy_overrides_the_default_one() -> None:
+    """A kind's own strategy applies to its values, the default to the other kinds."""
+    r = RedactPII(strategies={"EMAIL": "mask"})
+    out, _ = r.scrub("ab@cd.io or SSN 123-45-6789")
+    assert out == "******** or SSN [REDACTED:SSN]"
+
+
+def test_mask_keeps_the_last_four_of_a_nine_character_value() -> None:
+    """mask keeps the last four characters of a value just over 8 long."""
+    r = RedactPII(strategy="mask", custom={"PIN": r"PIN-\d{5}"}, kinds=[])
+    assert r.scrub("pin PIN-12345")[0] == "pin *****2345"
+
+
+def test_each_value_redacted_is_counted_by_its_kind() -> None:
+    """counts has one redacted:<KIND> per value replaced."""
+    r = RedactPII()
+    r.scrub("a@example.com and b@example.com")
+    assert r.counts == {"redacted:EMAIL": 2}
+
+
+def test_a_full_scrub_leaves_a_long_token_alone() -> None:
+    """Only a stream withholds a token past max_hold: a full scrub reads it whole."""
+    token = "x" * 200
+    assert RedactPII(max_hold=150).scrub(f"see {token} ok") == (f"see {token} ok", False)
+
+
+def test_the_debug_log_names_the_kinds_found(caplog: pytest.LogCaptureFixture) -> None:
+    """The debug line lists the kinds a scrub found, text past the cap as OVERSIZE."""
+    caplog.set_level(logging.DEBUG, logger="adk_lattice.policy")
+    RedactPII(max_chars=20).scrub("mail a@example.com " + "word " * 10)
+    assert caplog.messages == ["adk_lattice: RedactPII found ['EMAIL', 'OVERSIZE']"]
