@@ -316,9 +316,9 @@ def test_a_custom_detector_stream_releases_a_long_plain_word_in_its_tail() -> No
     written, not replaced as a secret."""
     word = "w" * 60
     r = RedactPII(hold=48, max_hold=80, custom=CUSTOM)
-    out, _ = _stream(r, ["intro " + word + " and a few more words here", " and the end of it"])
+    out, _ = _stream(r, ["intro " + word + " and a few more words here", " and the end of it all"])
     assert out[0] == "intro "
-    assert out[1].startswith(word)
+    assert "".join(out).startswith("intro " + word)
 
 
 def test_a_bracket_before_an_open_key_block_is_released() -> None:
