@@ -326,3 +326,35 @@ def test_a_bracket_before_an_open_key_block_is_released() -> None:
     chunks = ["Mail jane [ " + PEM + "MIIB", "C\n-----END PRIVATE KEY-----\n and more"]
     out, _ = _stream(RedactPII(), chunks)
     assert out == ["Mail jane [ ", SECRET + "\n and "]
+
+
+def test_a_token_one_past_max_hold_closed_in_its_last_chunk_is_a_secret() -> None:
+    """A token one character longer than max_hold, closed in the chunk that completes it, is
+    released as SECRET, never as written."""
+    r = RedactPII(hold=48, max_hold=100)
+    out, _ = _stream(r, ["see " + "C" * 50, "C" * 51 + " after that the rest"])
+    assert out == ["see ", SECRET + " after that the "]
+
+
+BODY = "MIIEvQIBADANBgkqhkiGwBAQEFAASCBKcwggSjAgEAAoIBAQCabcdefghijklm"
+RSA_REST = "VATE KEY-----\n" + BODY + "\n-----END RSA PRIVATE KEY-----\n and more"
+
+
+def test_a_begin_line_still_arriving_is_held() -> None:
+    """A BEGIN line whose label has not fully arrived is held: it may name a private key."""
+    out, _ = _stream(RedactPII(), ["\n-----BEGIN RSA PRI", RSA_REST])
+    assert out == ["\n", SECRET + "\n and "]
+
+
+def test_a_second_key_block_is_held_after_a_closed_one() -> None:
+    """After a closed key block, the BEGIN line of the next one is held until it can be read."""
+    closed = PEM + BODY + "\n-----END PRIVATE KEY-----\n"
+    out, _ = _stream(RedactPII(), ["old: " + closed + "new: -----BEGIN RSA PRI", RSA_REST])
+    assert out == ["old: " + SECRET + "\nnew: ", SECRET + "\n and "]
+
+
+def test_a_begin_line_with_a_label_too_long_to_read_is_held() -> None:
+    """A block whose label is too long to read is held like a private key until its END."""
+    block = "-----BEGIN " + "A" * 49 + "-----\n" + BODY + "\n" + BODY
+    out, _ = _stream(RedactPII(), ["see " + block, "\n-----END X-----\n and more"])
+    assert out[0] == "see "
