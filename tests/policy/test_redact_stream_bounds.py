@@ -358,3 +358,19 @@ def test_a_begin_line_with_a_label_too_long_to_read_is_held() -> None:
     block = "-----BEGIN " + "A" * 49 + "-----\n" + BODY + "\n" + BODY
     out, _ = _stream(RedactPII(), ["see " + block, "\n-----END X-----\n and more"])
     assert out[0] == "see "
+
+
+def test_text_after_a_dropped_key_block_streams_on_with_a_small_max_hold() -> None:
+    """With a max_hold just above hold, the text after a dropped key block whose END is split
+    across chunks still streams out."""
+    chunks = ["see " + PEM, "MIIB" * 4 + "\n-----EN", "D PRIVATE KEY-----\n after words", " more"]
+    out, _ = _stream(RedactPII(hold=48, max_hold=50), chunks)
+    assert out[:3] == ["see ", SECRET, "\n after "]
+
+
+def test_text_after_a_key_block_whose_end_label_is_split_streams_on() -> None:
+    """A key block whose END line is split inside its label closes with the chunk ending it:
+    the text after it streams out."""
+    block = "see " + PEM + "MIIBMIIB\n-----END PRIVATE KEY---"
+    out, _ = _stream(RedactPII(), [block, "--\n", "after words " * 5, "the end"])
+    assert "".join(out).startswith("see " + SECRET + "\nafter words after words")
