@@ -69,7 +69,7 @@ class Stream:
             and not (lean and len(self.pending) < hold and _BREAK.search(self.pending + text))
         ):  # a short run a break ends is scanned: what precedes the break may be released
             return self._held(self.pending + text, max_hold)
-        if self.open == "pem" and "-----END" not in self.pending[-16:] + text:
+        if self.open == "pem" and _PEM_END.search(self.pending[-_PEM_TAIL:] + text) is None:
             return self._held(self.pending + text, max_hold)
         buf = self.pending + text
         spans = scan(buf)
