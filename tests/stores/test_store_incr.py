@@ -114,6 +114,16 @@ async def test_increments_are_counted_in_stats(store: Store) -> None:
     assert store.stats["incrs"] == 2
 
 
+async def test_a_read_of_a_new_counter_starts_its_window(store: Store) -> None:
+    """A read (``amount=0``) of an absent counter starts its window: the sum it then takes
+    ends with the window the read began."""
+    await store.incr("sum", 0.4, amount=0)
+    await asyncio.sleep(0.25)
+    assert await store.incr("sum", 0.4, amount=50) == 50
+    await asyncio.sleep(0.25)
+    assert await store.incr("sum", 0.4, amount=5) == 5
+
+
 async def test_a_non_positive_window_is_a_clear_error(store: Store) -> None:
     """A window of 0 is refused with a ValueError naming it."""
     with pytest.raises(ValueError, match="window"):
