@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+from collections.abc import Generator
 from functools import cache
 from pathlib import Path
 
@@ -69,6 +71,49 @@ def mutation_order(items: list[pytest.Item], mutant: str, durations: dict[str, f
         return (not own, sum(cost(i) for i in files[path]))
 
     items[:] = [i for path in sorted(files, key=file_key) for i in sorted(files[path], key=cost)]
+
+
+#: In a mutant's run, a test may take this many times its clean run's duration ...
+MUTANT_TEST_FACTOR = 10.0
+#: ... and at least this many seconds.
+MUTANT_TEST_FLOOR = 2.0
+
+
+class MutantTestTimeout(Exception):
+    """A test of a mutant ran far past its clean run's time (the mutant loops or stalls)."""
+
+
+def mutant_test_budget(nodeid: str, durations: dict[str, float]) -> float:
+    """How long a test may run against a mutant: ``MUTANT_TEST_FACTOR`` times its duration
+    in mutmut's clean run, never under ``MUTANT_TEST_FLOOR`` seconds."""
+    return max(MUTANT_TEST_FLOOR, MUTANT_TEST_FACTOR * durations.get(nodeid, 0.0))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
+    """In a mutant's run, fail a test that runs far past its clean time.
+
+    mutmut stops a mutant only at several times the summed time of every test reaching its
+    function, so a mutant that loops in one quick test cost about forty seconds; failing
+    that test at its own budget counts the mutant killed, as mutmut's timeout would, in a
+    second or two. A loop inside C code (a regex engine) is still stopped by mutmut.
+    """
+    if "__mutmut_" not in os.environ.get("MUTANT_UNDER_TEST", "") or not hasattr(
+        signal, "setitimer"
+    ):
+        return (yield)
+    budget = mutant_test_budget(item.nodeid, _test_durations())
+
+    def expire(signum: int, frame: object) -> None:
+        raise MutantTestTimeout(f"ran past {budget:.1f} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, budget)
+    try:
+        return (yield)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

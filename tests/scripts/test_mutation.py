@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import importlib.util
+import signal
 import sys
+import time
 import tomllib
 from collections import Counter
+from collections.abc import Generator
 from pathlib import Path
 
 import pytest
@@ -145,3 +148,61 @@ def test_tests_keep_their_order_outside_a_mutation_pass() -> None:
     assert own_test_stem("") is None
     assert own_test_stem("fail") is None
     assert own_test_stem("adk_lattice.stores._sqlite.x_f__mutmut_1") == "test_sqlite"
+
+
+def test_a_mutants_test_may_run_ten_times_its_clean_time_and_at_least_two_seconds() -> None:
+    """A test's budget in a mutant's run scales with its clean duration, with a floor."""
+    from tests.conftest import mutant_test_budget
+
+    durations = {"tests/a.py::test_slow": 0.5, "tests/a.py::test_quick": 0.01}
+    assert mutant_test_budget("tests/a.py::test_slow", durations) == 5.0
+    assert mutant_test_budget("tests/a.py::test_quick", durations) == 2.0
+    assert mutant_test_budget("tests/a.py::test_new", durations) == 2.0
+
+
+def _call_hook(nodeid: str) -> Generator[None, object, object]:
+    from tests.conftest import pytest_runtest_call
+
+    class Item:
+        def __init__(self) -> None:
+            self.nodeid = nodeid
+
+    return pytest_runtest_call(Item())  # type: ignore[arg-type]
+
+
+def _spin(started: float, seconds: float) -> None:
+    """Busy-loop as a mutant's endless loop would."""
+    while time.monotonic() - started < seconds:
+        pass
+
+
+def test_a_mutants_test_past_its_budget_fails_and_the_timer_is_cleared(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A mutant's test that loops past its budget fails; the alarm and handler are restored."""
+    import tests.conftest as conftest
+
+    monkeypatch.setenv("MUTANT_UNDER_TEST", "adk_lattice._chain.x_run_chain__mutmut_1")
+    monkeypatch.setattr(conftest, "MUTANT_TEST_FLOOR", 0.05)
+    before = signal.getsignal(signal.SIGALRM)
+    hook = _call_hook("tests/test_chain.py::test_never_recorded")
+    next(hook)
+    started = time.monotonic()
+    with pytest.raises(conftest.MutantTestTimeout) as stopped:
+        _spin(started, 5.0)
+    with pytest.raises(conftest.MutantTestTimeout):
+        hook.throw(stopped.value)
+    assert time.monotonic() - started < 1
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert signal.getsignal(signal.SIGALRM) == before
+
+
+def test_no_alarm_is_set_outside_a_mutants_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Outside a mutation pass (or in mutmut's clean run) tests run without a budget."""
+    for value in ("", "fail"):
+        monkeypatch.setenv("MUTANT_UNDER_TEST", value)
+        hook = _call_hook("tests/test_chain.py::test_a")
+        next(hook)
+        assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+        with pytest.raises(StopIteration):
+            hook.send(None)
