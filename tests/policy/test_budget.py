@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -16,6 +17,7 @@ from google.genai import types
 
 from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import Budget, Price, TokenBudget
+from adk_lattice.policy import budget as budget_module
 from adk_lattice.policy._common import DENIAL_STATE_KEY
 from adk_lattice.stores import MemoryStore, RedisStore, Store
 from adk_lattice.telemetry import AuditLog, notes_of
@@ -434,12 +436,21 @@ async def test_a_refusal_is_counted_recorded_and_noted_by_name(ctx: Any) -> None
     assert [(n.handler, n.decision) for n in notes_of(outcome)] == [("spend", "deny")]
 
 
-async def test_failing_open_still_tries_each_counter() -> None:
-    """With the store down and on_store_error="allow", every capped counter is tried."""
+class RaisingStore(MemoryStore):
+    """A store of one's own whose incr raises instead of answering None."""
+
+    async def incr(self, key: str, window: float, amount: int = 1) -> int | None:
+        raise ConnectionError("store is down")
+
+
+@pytest.mark.parametrize("down", [DownStore, RaisingStore], ids=["none", "raises"])
+async def test_failing_open_still_tries_each_counter(down: type[MemoryStore]) -> None:
+    """With the store down (answering None, or raising) and on_store_error="allow", every
+    capped counter is tried and counted as a store error."""
     model = FakeModel([ScriptedResponse.text("x")])
     budget = TokenBudget(
         [Budget("session", input_tokens=10, output_tokens=10)],
-        store=DownStore(),
+        store=down(),
         on_store_error="allow",
     )
     await Replica(model, budget).turn()
@@ -459,3 +470,22 @@ async def test_two_apps_on_one_store_keep_separate_budgets() -> None:
     await shop.turn("alice")
     assert refusals(await shop.turn("alice"))[0]["reason"] == "user_output_tokens_budget"
     assert refusals(await Replica(fresh, budget(), app="desk").turn("alice")) == []
+
+
+def test_a_zero_cost_cap_is_valid() -> None:
+    """A cost cap of zero (only free models may run) is accepted."""
+    assert Budget("user", cost=0, window_seconds=60).caps() == {"cost": 0}
+
+
+async def test_a_user_budget_is_whole_again_in_the_next_fixed_window(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A user's spent budget starts afresh in the next fixed window, even a second later."""
+    clock = [3_599.5]
+    monkeypatch.setattr(budget_module, "time", SimpleNamespace(time=lambda: clock[0]))
+    model = FakeModel([ScriptedResponse.text("x", output_tokens=10)] * 2)
+    budget = TokenBudget([Budget("user", output_tokens=10, window_seconds=3600)])
+    replica = Replica(model, budget)
+    await replica.turn("alice")
+    clock[0] = 3_600.5
+    assert refusals(await replica.turn("alice")) == []

@@ -62,3 +62,15 @@ def test_an_iban_shaped_code_of_no_iban_length_is_left_alone(code: str) -> None:
     """A code shaped like an IBAN but shorter than 15 or longer than 34 characters is kept."""
     text = f"ref {code} ok"
     assert RedactPII(kinds=["iban"]).scrub(text)[0] == text
+
+
+def test_an_iban_of_the_longest_length_is_redacted() -> None:
+    """A 34-character code passing mod-97, the longest an IBAN may be, is redacted."""
+    text = "ref GB93WESTWESTWESTWESTWESTWESTWEST12 ok"
+    assert RedactPII(kinds=["iban"]).scrub(text)[0] == "ref [REDACTED:IBAN] ok"
+
+
+def test_a_code_one_past_the_longest_iban_is_left_alone_even_passing_mod_97() -> None:
+    """A 35-character code is no IBAN, even when its mod-97 check holds."""
+    text = "ref GB08WESTWESTWESTWESTWESTWESTWEST123 ok"
+    assert RedactPII(kinds=["iban"]).scrub(text)[0] == text

@@ -211,3 +211,20 @@ async def test_a_tool_output_past_max_chars_is_refused_as_oversize() -> None:
         callback_context=ctx, llm_request=_tool_turn({"text": "a" * 997})
     )
     assert refused is not None
+
+
+async def test_a_tool_output_of_exactly_max_chars_is_scanned() -> None:
+    """A result whose key and value hold exactly max_chars characters is not oversize."""
+    refused = await InjectionGuard(max_chars=1_000).before_model(
+        callback_context=callback_context(), llm_request=_tool_turn({"text": "a" * 995})
+    )
+    assert refused is None
+
+
+async def test_a_tool_output_one_past_max_chars_is_refused() -> None:
+    """A result whose key and value hold max_chars + 1 characters is refused as oversize."""
+    refused = await InjectionGuard(max_chars=1_000).before_model(
+        callback_context=callback_context(), llm_request=_tool_turn({"text": "a" * 996})
+    )
+    assert refused is not None
+    assert refused.custom_metadata["adk_lattice"]["family"] == "oversize"

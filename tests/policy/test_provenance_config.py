@@ -138,3 +138,17 @@ def test_a_bad_list_of_trusted_paths_fails(paths: list[object]) -> None:
     """An empty list of paths, or a path with an empty segment, fails with the fix."""
     with pytest.raises(ValueError, match=r"non-empty list of dotted field paths"):
         guard(trusted_tools={"read_inbox": paths})
+
+
+def test_consequential_not_a_mapping_fails_with_the_form() -> None:
+    """A list of tool names where the mapping belongs fails, showing the right form."""
+    with pytest.raises(
+        ValueError, match=r"^consequential must map tool names to Consequential\(\.\.\.\)$"
+    ):
+        ProvenanceGuard(["send_money"])  # type: ignore[arg-type]
+
+
+def test_trusted_state_error_names_the_type_given() -> None:
+    """A raw key name in trusted_state is reported by its type, so the fix is plain."""
+    with pytest.raises(TypeError, match=r"^trusted_state takes StateKey objects, not str$"):
+        guard(trusted_state=["user:email"])

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google.adk.agents import LlmAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.tools.agent_tool import AgentTool
@@ -74,17 +75,16 @@ async def test_concurrent_async_calls_are_checked_one_by_one() -> None:
     assert [r["status"] for r in run.responses("send_money")] == ["denied", "sent"]
 
 
-async def test_parallel_sibling_output_does_not_taint_its_sibling() -> None:
-    """A call made beside the inbox read, before the model saw it, is not checked."""
+@pytest.mark.parametrize("reads", [1, 2])
+async def test_parallel_sibling_output_does_not_taint_its_sibling(reads: int) -> None:
+    """A call made beside inbox reads, before the model saw them, is judged on the taint
+    before any of them (a second read does not move that snapshot), so it is not checked."""
     bank = Bank()
-    both = ScriptedResponse(
-        function_calls=[
-            FunctionCall("read_inbox", {}),
-            FunctionCall("send_money", {"recipient": ATTACKER_IBAN, "amount": 20}),
-        ]
-    )
+    calls = [FunctionCall("read_inbox", {}) for _ in range(reads)]
+    calls.append(FunctionCall("send_money", {"recipient": ATTACKER_IBAN, "amount": 20}))
+    batch = ScriptedResponse(function_calls=calls)
     await run_app(
-        agent(bank, [both, ScriptedResponse.text("ok")]), [Lattice(policy=[guard()])], "go"
+        agent(bank, [batch, ScriptedResponse.text("ok")]), [Lattice(policy=[guard()])], "go"
     )
     assert bank.sent == [(ATTACKER_IBAN, 20)]
 
@@ -293,3 +293,25 @@ async def test_a_tool_a_failing_handler_stood_in_for_adds_no_taint() -> None:
     assert bank.sent == [(ATTACKER_IBAN, 500.0)]  # the session stayed clean: not checked
     (entry,) = run.state[TAINT_KEY]["s"].values()
     assert entry["src"] == ["send_money"]  # the payment's own output, read after it ran
+
+
+async def test_a_policys_stand_in_answer_adds_no_taint() -> None:
+    """A policy that answers a read itself brought in no outside text: the session stays clean."""
+    bank = Bank()
+
+    @on("before_tool", tools={"read_inbox"})
+    def canned(*, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any]:
+        return {"messages": []}
+
+    lattice = Lattice(policy=[canned, guard()])
+    run = await run_app(agent(bank, inbox_then_pay(ATTACKER_IBAN)), [lattice], "check mail")
+    assert run.responses("read_inbox") == [{"messages": []}]
+    assert bank.sent == [(ATTACKER_IBAN, 500.0)]  # not checked: nothing untrusted was read
+
+
+async def test_counts_report_taints_and_denials() -> None:
+    """The guard's counters show each tainting read and each denial, by tool."""
+    bank = Bank()
+    g = guard()
+    await run_app(agent(bank, inbox_then_pay(ATTACKER_IBAN)), [Lattice(policy=[g])], "mail")
+    assert dict(g.counts) == {"tainted": 1, "denied": 1, "denied:send_money": 1}

@@ -386,3 +386,10 @@ async def test_any_policy_denial_is_skipped_whatever_its_shape() -> None:
     run = await run_app(agent, [Lattice(policy=[_Refuses(), capper])], "orders?")
     assert run.responses("list_orders")[0] == {"refused": "not today", "rows": list(range(10))}
     assert capper.counts["skipped_denial"] == 1
+
+
+async def test_a_result_no_list_cut_can_fit_ends_with_its_lists_empty(ctx: Any) -> None:
+    """Over max_bytes even with every list empty, the halving stops at zero items."""
+    result = {"rows": [1, 2, 3], "note": "x" * 2_000}
+    out = await cap(CapToolResult(max_items=None, max_chars=None, max_bytes=256), result, ctx)
+    assert (out["rows"], out["returned"], out["note"]) == ([], 0, "x" * 2_000)

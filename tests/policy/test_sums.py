@@ -458,3 +458,19 @@ async def test_float_noise_past_six_decimals_is_not_an_extra_unit(ctx: Any) -> N
     """0.100000004 is ten cents, not eleven: noise below a millionth of a unit is ignored."""
     limit = SumLimit("issue_refund", "amount", limit=0.1, window=60)
     assert await _call(limit, ctx, amount=0.100000004) is None
+
+
+MANAGER = StateKey("user:refund_manager", bool, False, "May refund past the cap.")
+
+
+async def test_a_role_holder_goes_past_the_cap_without_being_asked(ctx: Any) -> None:
+    """A user holding the role key passes the cap, and nobody is asked."""
+    limit = SumLimit("issue_refund", "amount", limit=100, window=60, role=MANAGER)
+    c = await ctx({"user:refund_manager": True}, function_call_id="fc-1")
+    assert await limit.before_tool(tool=None, tool_args={"amount": 150}, tool_context=c) is None
+
+
+def test_the_default_store_is_named_after_the_limit() -> None:
+    """Without a store, the totals live in a memory store named after the handler."""
+    limit = SumLimit("issue_refund", "amount", limit=1, window=60, name="refunds")
+    assert limit.store.name == "refunds"

@@ -173,3 +173,18 @@ def test_bytes_with_nothing_found_come_back_as_they_were() -> None:
     """Bytes holding nothing to scrub are returned unchanged: a bytearray stays one."""
     raw = bytearray(b"plain text")
     assert Walker(_upper).node([raw], Found())[0] is raw
+
+
+def test_sets_are_scanned_to_exactly_max_depth() -> None:
+    """Frozensets nested up to max_depth levels are scrubbed; one level more is withheld."""
+    walker = Walker(_upper, max_depth=3)
+    inner = frozenset({frozenset({"secret"})})
+    assert walker.node({inner}, Found()) == {frozenset({frozenset({"[X]"})})}
+    assert walker.node({frozenset({inner})}, Found()) == {frozenset({frozenset({WITHHELD_DEPTH})})}
+
+
+def test_a_part_inside_a_structure_counts_the_depth_above_it() -> None:
+    """A Part met two levels down spends those levels: its arguments hit the limit sooner."""
+    part = types.Part(function_call=types.FunctionCall(name="f", args={"a": {"b": "secret"}}))
+    Walker(_upper, max_depth=3).node([[part]], Found())
+    assert part.function_call.args == {"a": WITHHELD_DEPTH}

@@ -107,3 +107,11 @@ def test_namespace_with_a_hash_is_refused() -> None:
     """A namespace containing '#' (the counter separator) is a clear error."""
     with pytest.raises(ValueError, match="namespace"):
         RedisStore(namespace="a#b")
+
+
+async def test_the_default_namespace_is_adk_lattice(redis_server: RedisServer) -> None:
+    """Without a namespace, keys live under adk_lattice, where operators look for them."""
+    store = RedisStore(redis_server.url)
+    await store.incr("default-ns-probe", 60)
+    assert await store.client.get("adk_lattice#default-ns-probe") == b"1"
+    await store.close()
