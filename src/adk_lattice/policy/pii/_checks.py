@@ -1,11 +1,13 @@
-"""The checks a PII candidate must pass to count: Luhn (cards), IBAN mod-97, IP addresses."""
+"""The checks a PII candidate must pass to count: Luhn and grouping (cards), IBAN mod-97, IP
+addresses."""
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from typing import Final
 
-__all__ = ["iban_ok", "ip_ok", "luhn"]
+__all__ = ["card_ok", "iban_ok", "ip_ok", "luhn"]
 
 
 def luhn(candidate: str) -> bool:
@@ -18,8 +20,32 @@ def luhn(candidate: str) -> bool:
     return total % 10 == 0
 
 
-_NOT_DIGITS: Final = {ord(c): None for c in " -"}
+#: The separators the detectors accept between digit groups (``detectors._GAP``).
+_NOT_DIGITS: Final = {ord(c): None for c in " -./"}
 _DOUBLED: Final = str.maketrans("0123456789", "0246813579")
+
+
+#: Where a candidate's digit groups meet (the separators of ``detectors._GAP``).
+_GROUPS: Final = re.compile(r"[ \-./]")
+
+
+def card_ok(candidate: str) -> bool:
+    """Whether ``candidate`` is a payment card number: it passes Luhn and, when a dot or a
+    slash separates its digits, it is grouped as cards are printed (groups of four, the
+    last of one to four digits, or 4-6-4 and 4-6-5).
+
+    Dots and slashes are also what separates the parts of decimal numbers, versions, dates,
+    IP addresses and object identifiers, which Luhn passes one time in ten; spaces and
+    dashes are read in any grouping (a line break may fall anywhere in a value).
+    """
+    if not luhn(candidate):
+        return False
+    if "." not in candidate and "/" not in candidate:
+        return True
+    sizes = [len(g) for g in _GROUPS.split(candidate)]
+    if all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4:
+        return True
+    return len(sizes) == 3 and sizes[:2] == [4, 6] and sizes[2] in (4, 5)
 
 
 def _luhn(digits: list[int]) -> bool:
@@ -35,7 +61,7 @@ def _luhn(digits: list[int]) -> bool:
 
 def iban_ok(candidate: str) -> bool:
     """Whether ``candidate`` passes the IBAN mod-97 check."""
-    s = candidate.replace(" ", "").upper()
+    s = candidate.translate(_NOT_DIGITS).upper()
     if not 15 <= len(s) <= 34:
         return False
     moved = s[4:] + s[:4]

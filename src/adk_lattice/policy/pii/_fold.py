@@ -127,7 +127,7 @@ class Folded:
         return first, last
 
 
-def _rewrite(m: re.Match[str], spaces: str) -> str:
+def _rewrite(m: re.Match[str], spaces: str, joiners: str = "") -> str:
     if m.group("word") is not None:
         return "@" if m.group("word").lower() == "at" else "."
     if m.group("hex") is not None:
@@ -135,36 +135,47 @@ def _rewrite(m: re.Match[str], spaces: str) -> str:
         return chr(code) if code in _PRINTABLE_ASCII else m.group(0)
     if m.group("space") is not None:  # a run of only no-break spaces follows ``spaces``
         return " " if m.group("space").strip(_WIDE) else spaces
-    if m.group("mark") is not None or m.group("zw") is not None:
+    if m.group("mark") is not None:
         return ""
+    if m.group("zw") is not None:
+        return joiners
     char = m.group("other")
     category = unicodedata.category(char)
     if category == "Cf":  # zero-width, bidi controls, soft hyphen
-        return ""
+        return joiners
     if category in ("Zs", "Zl", "Zp"):
         return spaces
     return unicodedata.normalize("NFKC", char)
 
 
-def fold(text: str, *, spaces: str = " ", shifts: bool | None = None) -> Folded | None:
+def fold(
+    text: str, *, spaces: str = " ", joiners: str = "", shifts: bool | None = None
+) -> Folded | None:
     """The folded view of ``text``, or None when folding would change nothing.
 
     Args:
         text: any text.
         spaces: what a non-ASCII space becomes (a space, or nothing: a no-break space may
             separate groups of a card number or sit inside an e-mail address).
+        joiners: what a run of zero-width and format characters becomes (nothing, or a
+            space: between digit groups it may stand for the separator, as in an SSN).
         shifts: whether :data:`SHIFTS` occurs in ``text``, when the caller's own RE2 pass
             looked (None: this function looks).
 
     Returns:
         A :class:`Folded` view, or None.
     """
-    same = _in_place(text, shifts)
+    same = None if joiners else _in_place(text, shifts)
     if same is not None:  # most text: one RE2 pass, offsets unchanged
         return Folded(same, (0,), ((0, len(text), True),)) if same != text else None
-    if _MOVES is not None and text.isascii() and _MOVES.search(text.encode("ascii")) is None:
+    if (
+        not joiners
+        and _MOVES is not None
+        and text.isascii()
+        and _MOVES.search(text.encode("ascii")) is None
+    ):
         return _drop_marks(text)  # markdown marks the only places that move offsets
-    return _fold_places(text, spaces)
+    return _fold_places(text, spaces, joiners)
 
 
 #: The places of ``_SPECIAL`` that move offsets, bar runs of ``* ` ~`` (ASCII text).
@@ -199,7 +210,7 @@ def _drop_marks(text: str) -> Folded | None:
     return None if folded == text else Folded(folded, tuple(starts), tuple(segments))
 
 
-def _fold_places(text: str, spaces: str) -> Folded | None:
+def _fold_places(text: str, spaces: str, joiners: str = "") -> Folded | None:
     """:func:`fold` place by place (each rewrite its own segment)."""
     pieces: list[str] = []
     starts: list[int] = []
@@ -212,7 +223,7 @@ def _fold_places(text: str, spaces: str) -> Folded | None:
             starts.append(out)
             segments.append((pos, m.start(), True))
             out += m.start() - pos
-        new = _rewrite(m, spaces)
+        new = _rewrite(m, spaces, joiners)
         if new != m.group(0):
             changed = True
         if new:

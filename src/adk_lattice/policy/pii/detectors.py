@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import bisect
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from .._text.engine import ENGINE, PatternSet, finditer_spans, re2_bytes
-from ._checks import iban_ok, ip_ok, luhn
+from ._checks import card_ok, iban_ok, ip_ok
 from ._fold import SHIFTS, fold
 
 #: The rest of a token a key extends to (matches the empty string: never None).
@@ -81,14 +82,35 @@ EMAIL: Final = Detector(
         r"(?:\.[A-Za-z0-9\-]{1,63}){0,8}\.[A-Za-z]{2,24}\b"
     ),
 )
-CARD: Final = Detector("CARD", _c(r"(?<![\d-])\d(?:[ \-]?\d){12,18}(?![\d-])"), luhn)
-# The same separator twice: 123-45-6789 or 123 45 6789 (the folded view turns no-break
-# spaces and line breaks into spaces).
+#: What people write between the groups of a card, an IBAN, an SSN or a secret's digits, as
+#: the detectors read it: a space, a dash, a dot or a slash. The folded view turns every
+#: other separator into one of these or into nothing (a no-break space and a line break into
+#: a space, and in the second view a no-break space into nothing; a zero-width character
+#: into nothing), so each kind reads every separator through these four and none needs
+#: another kind's pattern to be caught. One character: the longest value written with one
+#: between its groups (an IBAN of 34 characters, 42) is what a stream's ``hold`` is sized for.
+_GAP: Final = r"[ \-./]"
+#: Before an SSN: no digit and a dot or slash (the middle of a dotted run).
+_NO_DIGIT_BEFORE: Final = r"(?<!\d[./])"
+#: After an SSN: no digit, dash, nor a dot or slash before a digit (a sentence's full stop
+#: may follow it; the rest of a dotted run may not).
+_NO_DIGIT_AFTER: Final = r"(?![\d-])(?![./]\d)"
+
+# A dotted run that is no card (a version, a date, an address) is refused by its grouping
+# (``card_ok``), so a card may end at a dot or slash before digits: ``4111111111111111/2025``.
+CARD: Final = Detector("CARD", _c(rf"(?<![\d-])\d(?:{_GAP}?\d){{12,18}}(?![\d-])"), card_ok)
+# The same separator twice: 123-45-6789, 123 45 6789, 123.45.6789, 123/45/6789.
 SSN: Final = Detector(
-    "SSN", _c(r"(?<!\d)(?!000|666|9\d\d)\d{3}([- ])(?!00)\d{2}\1(?!0000)\d{4}(?![\d-])")
+    "SSN",
+    _c(
+        rf"(?<!\d){_NO_DIGIT_BEFORE}(?!000|666|9\d\d)\d{{3}}({_GAP})(?!00)\d{{2}}\1(?!0000)\d{{4}}"
+        + _NO_DIGIT_AFTER
+    ),
 )
 IBAN: Final = Detector(
-    "IBAN", _c(r"\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b"), iban_ok
+    "IBAN",
+    _c(rf"\b[A-Z]{{2}}\d{{2}}(?:{_GAP}?[A-Z0-9]{{4}}){{2,7}}(?:{_GAP}?[A-Z0-9]{{1,3}})?\b"),
+    iban_ok,
 )
 PHONE: Final = Detector(
     "PHONE",
@@ -145,7 +167,9 @@ ASSIGNED_SECRET: Final = Detector(
     "SECRET",
     _c(
         r"(?i)\b(?:api[_\-]?key|secret|access[_\-]?token|auth[_\-]?token|password|passwd)"
-        r"[\"']?\s*[:=]\s*[\"']?(?P<v>[^\s\"',;]{8,128})"
+        r"[\"']?\s*[:=]\s*[\"']?"
+        # A value of digits may be written in groups (``1234 5678 9012``); any other is a token.
+        rf"(?P<v>\d(?:{_GAP}?\d){{7,127}}|[^\s\"',;]{{8,128}})"
     ),
     whole_token=True,
 )
@@ -167,8 +191,8 @@ BUILTIN: Final[dict[str, tuple[Detector, ...]]] = {
 #: no digits, ``@``, key prefixes or secret words runs none of them.
 _GATES: Final[dict[int, str]] = {
     id(EMAIL): r"[A-Za-z0-9._%+\-]@[A-Za-z0-9\-]",
-    id(CARD): r"\d(?:[ \-]?\d){12}",
-    id(SSN): r"\d{3}[- ]\d{2}[- ]\d{4}",
+    id(CARD): rf"\d(?:{_GAP}?\d){{12}}",
+    id(SSN): rf"\d{{3}}{_GAP}\d{{2}}{_GAP}\d{{4}}",
     id(IBAN): r"[A-Z]{2}\d{2}",
     id(PHONE): r"\d{3,4}[ .\-]\d{3,4}|\+\d{7}",
     id(IPV4): r"\d\.\d{1,3}\.\d{1,3}\.\d",
@@ -232,6 +256,35 @@ def _merge(found: Iterable[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
     return out
 
 
+def _phones_yield(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``found`` with each phone number cut to its parts outside every other value (the
+    caller drops the parts without a digit).
+
+    A card's or an IBAN's first digits may dial somewhere (``(3056 930902 5904)``: ``(305)
+    693-0902``); which phone reader runs depends on the ``pii`` extra, so a phone span must
+    never decide how a value of another kind is redacted. Its digits outside the value are
+    still a phone number.
+    """
+    others = _merge(s for s in found if s[2] != "PHONE")
+    if len(others) == len(found) or not others:
+        return found
+    starts = [s[0] for s in others]
+    out = [s for s in found if s[2] != "PHONE"]
+    for start, end, kind in (s for s in found if s[2] == "PHONE"):
+        i = max(0, bisect.bisect_right(starts, start) - 1)
+        pos = start
+        while i < len(others) and others[i][0] < end:
+            lo, hi = others[i][0], others[i][1]
+            if hi > pos:
+                if lo > pos:
+                    out.append((pos, lo, kind))
+                pos = max(pos, hi)
+            i += 1
+        if pos < end:
+            out.append((pos, end, kind))
+    return out
+
+
 def find(text: str, detectors: Iterable[Detector]) -> list[tuple[int, int, str]]:
     """Non-overlapping ``(start, end, kind)`` spans in ``text`` as written, earliest first."""
     return _merge(s for d in runnable(tuple(detectors), text) for s in d.spans(text))
@@ -244,6 +297,12 @@ _B64: Final = re.compile(r"(?<![A-Za-z0-9+/_\-])[A-Za-z0-9+/_\-]{16,}={0,2}")
 _B64_RUN: Final = re2_bytes(r"[A-Za-z0-9+/_\-]{16,}={0,2}", latin1=True)
 _B64_MAX: Final = 65_536
 _WIDE_SPACE: Final = re.compile(r"[^\S\x00-\x7f]")
+#: Digits with only zero-width or format characters between them: the reader sees no
+#: separator, but one may have been meant (``123\u200b45\u200b6789``), and the SSN pattern
+#: needs one. Bounded, so linear.
+_JOINED_DIGITS: Final = re.compile(
+    r"\d[\u00ad\u200b-\u200f\u202a-\u202e\u2060-\u2064\ufeff]{1,8}\d"
+)
 
 
 def _decoded(run: str) -> str | None:
@@ -271,7 +330,9 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
     The detectors run on the text as written and on its folded view (zero-width and format
     characters dropped, no-break spaces and line breaks as spaces, markdown emphasis
     dropped, ``(at)`` / ``(dot)`` and percent-escapes decoded, NFKC), whose spans map back
-    to the original; a base64 run whose decoded text holds a value is a span as a whole.
+    to the original (and, where they occur, on a view with no-break spaces dropped and one
+    with zero-width characters between digits read as spaces); a base64 run whose decoded
+    text holds a value is a span as a whole.
 
     Args:
         text: the text to scan (the caller caps its size).
@@ -286,6 +347,8 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
     views = [fold(text, shifts=shifts)]
     if shifts and not text.isascii() and _WIDE_SPACE.search(text):
         views.append(fold(text, spaces=""))  # a no-break space may sit inside a value
+    if shifts and not text.isascii() and _JOINED_DIGITS.search(text):
+        views.append(fold(text, joiners=" "))  # a zero-width separator between digits
     for view in views:
         if view is not None:
             active = runnable(detectors, view.text)
@@ -303,7 +366,11 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
             inner = find(folded.text, detectors)
         if inner:
             found.append((start, end, inner[0][2]))
-    return _merge(found)
+    return _merge(
+        s
+        for s in _phones_yield(found)
+        if s[2] != "PHONE" or any(c.isdigit() for c in text[s[0] : s[1]])
+    )
 
 
 def _b64_runs(text: str) -> Iterator[tuple[int, int]]:
