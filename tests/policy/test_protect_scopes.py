@@ -12,7 +12,7 @@ from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools.tool_context import ToolContext
 
-from adk_lattice import Lattice
+from adk_lattice import Lattice, configure
 from adk_lattice.policy import ProtectState, RequireState
 from adk_lattice.state import StateKey, StateKeys
 from adk_lattice.testing import FakeModel, ScriptedResponse
@@ -169,3 +169,24 @@ async def test_adopting_an_app_key_ends_the_refusal() -> None:
     await guard.adopt(ops)
     await desk.turn("u3", await desk.session("u3"))
     assert desk.seen == [True]
+
+
+async def test_a_shadow_protect_state_writes_nothing_to_storage() -> None:
+    """A shadow-mode ProtectState appends no event: the stored session keeps the client's
+    write, as it would with no guard."""
+    desk = Desk(configure(ProtectState(["user:role"]), mode="shadow"), "user:role")
+    session = await desk.session("u1", {"user:role": "clerk"})
+    await desk.turn("u1", session, {"user:role": "admin"})
+    stored = await desk.service.get_session(app_name="app", user_id="u1", session_id=session)
+    assert stored is not None
+    assert "ProtectState" not in [e.author for e in stored.events]
+    assert stored.state["user:role"] == "admin"
+    assert desk.seen == ["admin"]
+
+
+async def test_an_enforcing_protect_state_undoes_the_same_write() -> None:
+    """Control: the same set-up with an enforcing ProtectState restores the app's value."""
+    desk = Desk(ProtectState(["user:role"]), "user:role")
+    session = await desk.session("u1", {"user:role": "clerk"})
+    await desk.turn("u1", session, {"user:role": "admin"})
+    assert (await desk.state("u1", session))["user:role"] == "clerk"
