@@ -25,6 +25,8 @@ import time
 from collections import Counter
 from typing import Any, Final, NamedTuple
 
+from google.adk.sessions.base_session_service import BaseSessionService
+
 from ._chain import guard
 from ._handlers import Bound
 from ._hooks import CONTEXT_ARG, HookName
@@ -107,11 +109,42 @@ def _copy_context(ctx: Any) -> Any:
         return twin
     session = getattr(ctx, "session", None)
     if session is not None and hasattr(ctx, "model_copy"):  # an InvocationContext
-        twin_session = session.model_copy(update={"state": dict(session.state)})
-        return ctx.model_copy(update={"session": twin_session})
+        twin_session = session.model_copy(
+            update={"state": dict(session.state), "events": list(session.events)}
+        )
+        # An event the handler appends lands on the copy only, never in storage.
+        return ctx.model_copy(update={"session": twin_session, "session_service": _Sink()})
     # A context whose writes cannot be redirected must not reach a shadow handler: the
     # handler is then not run on this hook (counted as an error), never run on live state.
     raise TypeError(f"cannot isolate a {type(ctx).__name__} for a shadow handler")
+
+
+class _Sink(BaseSessionService):
+    """A session service for shadow handlers: appends apply to the given copy, nothing else.
+
+    Reading or creating sessions raises, so a shadow handler that tries fails (counted,
+    logged) instead of reaching storage.
+    """
+
+    async def append_event(self, session: Any, event: Any) -> Any:
+        """Apply ``event`` to ``session`` (a shadow copy) without persisting anything."""
+        return await super().append_event(session, event)
+
+    async def create_session(self, **kwargs: Any) -> Any:
+        """Refused: a shadow handler creates no session."""
+        raise PermissionError("a shadow handler cannot create sessions")
+
+    async def get_session(self, **kwargs: Any) -> Any:
+        """Refused: a shadow handler reads the session it was given."""
+        raise PermissionError("a shadow handler cannot read stored sessions")
+
+    async def list_sessions(self, **kwargs: Any) -> Any:
+        """Refused: a shadow handler lists no sessions."""
+        raise PermissionError("a shadow handler cannot list sessions")
+
+    async def delete_session(self, **kwargs: Any) -> None:
+        """Refused: a shadow handler deletes no session."""
+        raise PermissionError("a shadow handler cannot delete sessions")
 
 
 def isolate(hook: HookName, kwargs: dict[str, Any]) -> dict[str, Any]:

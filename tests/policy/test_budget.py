@@ -13,6 +13,7 @@ from google.adk.apps import App
 from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
+from google.adk.tools.agent_tool import AgentTool
 from google.genai import types
 
 from adk_lattice import Lattice, Outcome
@@ -489,3 +490,27 @@ async def test_a_user_budget_is_whole_again_in_the_next_fixed_window(
     await replica.turn("alice")
     clock[0] = 3_600.5
     assert refusals(await replica.turn("alice")) == []
+
+
+def _delegating(helper_model: FakeModel, budget: TokenBudget) -> Replica:
+    """A coordinator asking a helper (an AgentTool) four times in one request."""
+    helper = LlmAgent(name="helper", model=helper_model)
+    ask = ScriptedResponse(function_calls=[("helper", {"request": "go"})], output_tokens=1)
+    root_model = FakeModel([ask] * 4 + [ScriptedResponse.text("done", output_tokens=1)])
+    replica = Replica(root_model, budget)
+    agent = LlmAgent(name="billing", model=root_model, tools=[AgentTool(helper)])
+    replica.runner = Runner(
+        app=App(name="shop", root_agent=agent, plugins=[Lattice(policy=[budget])]),
+        session_service=InMemorySessionService(),
+    )
+    return replica
+
+
+@pytest.mark.parametrize("scope", ["invocation", "session", "user"])
+async def test_agent_tool_runs_count_against_the_users_request(scope: str) -> None:
+    """A nested AgentTool run spends the request's budget instead of starting from zero."""
+    helper_model = FakeModel([ScriptedResponse.text("ok", output_tokens=60)] * 4)
+    window = 3600 if scope == "user" else None
+    budget = TokenBudget([Budget(scope, output_tokens=100, window_seconds=window)])  # type: ignore[arg-type]
+    await _delegating(helper_model, budget).turn()
+    assert helper_model.calls == 2  # 1 + 60 + 1 + 60 = 122: the next call is refused

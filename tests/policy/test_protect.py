@@ -24,7 +24,6 @@ from adk_lattice.policy import (
     ToolGuard,
     ToolRule,
 )
-from adk_lattice.policy.protect import MAX_SCAN
 from adk_lattice.state import StateKey
 from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
@@ -427,21 +426,21 @@ async def _turn_on(service: InMemorySessionService, session_id: str) -> dict[str
     return run.state
 
 
-async def test_a_client_write_at_the_edge_of_the_scan_is_undone() -> None:
-    """A client write MAX_SCAN events back (counting this run's message) is still undone."""
+async def test_a_client_write_behind_a_long_history_is_undone() -> None:
+    """A client write 2,000 events back is still undone: the check has no window."""
     service = InMemorySessionService()
-    filler = [{}] * (MAX_SCAN - 2)
+    filler = [{}] * 2000
     session_id = await _patched_session(service, {"by": "client", "user:role": "admin"}, *filler)
     assert (await _turn_on(service, session_id)).get("user:role") is None
 
 
 async def test_a_key_is_never_restored_to_a_clients_value() -> None:
-    """Restoring from history skips client events, even one too old to have been undone."""
+    """Restoring from history skips client events, even one behind a long history."""
     service = InMemorySessionService()
     history: list[dict[str, Any]] = [
         {"user:role": "clerk"},
         {"by": "client", "user:role": "admin"},
-        *[{}] * MAX_SCAN,
+        *[{}] * 1500,
         {"by": "client", "user:role": "owner"},
     ]
     session_id = await _patched_session(service, *history)

@@ -13,14 +13,12 @@ from google.adk.tools.tool_context import ToolContext
 
 from adk_lattice import Lattice, on
 from adk_lattice.policy import ProtectState
-from adk_lattice.policy.protect import MAX_SCAN
 from adk_lattice.state import StateKey, StateKeys
 from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.support import Recorder
 
 from .conftest import Run, user
-from .test_protect import _patched_session, _turn_on
 
 PLAN = "user:plan"
 
@@ -87,22 +85,14 @@ async def test_the_undo_event_belongs_to_the_run_that_undid_the_write() -> None:
     assert undo.invocation_id == written.invocation_id != ""
 
 
-async def test_protecting_a_key_later_leaves_writes_from_earlier_runs() -> None:
-    """A run reads only the events since the guard's last run: protecting a key from now on
-    does not undo what a client wrote to it before."""
+async def test_protecting_a_key_later_undoes_a_clients_earlier_write() -> None:
+    """A key protected from now on is checked against its whole history: a client's write to
+    it in an earlier run is undone at the next run."""
     registry = StateKeys()
     run = await _session(Lattice(policy=[ProtectState(registry=registry)]), turns=2)
     await _send(run, {PLAN: "gold"})
     StateKey(PLAN, str, "", "The user's plan.", protected=True, registry=registry)
-    assert (await _send(run)).state[PLAN] == "gold"
-
-
-async def test_a_client_write_just_past_the_scan_is_not_looked_at() -> None:
-    """Only the latest MAX_SCAN events (this run's message included) are read for writes."""
-    service = InMemorySessionService()
-    filler = [{}] * (MAX_SCAN - 1)
-    session_id = await _patched_session(service, {"by": "client", "user:role": "admin"}, *filler)
-    assert (await _turn_on(service, session_id)).get("user:role") == "admin"
+    assert (await _send(run)).state.get(PLAN) is None
 
 
 @pytest.mark.parametrize("fail", [False, True])

@@ -20,6 +20,7 @@ from google.adk.models.llm_response import LlmResponse
 
 from ...stores import MemoryStore, Store
 from .._common import Counts, Keyed, record_denial, refusal, report
+from .calls import Roots
 
 logger = logging.getLogger("adk_lattice.policy")
 
@@ -178,6 +179,9 @@ class TokenBudget:
         self.name = name
         self._counts = Counts()
         self._models: Keyed[str | None] = Keyed()
+        self._roots = Roots()
+        #: root invocation id -> the (app name, session id, user id) of the user request.
+        self._requests: Keyed[tuple[str, str, str]] = Keyed()
         self._priced = any(b.cost is not None for b in self.budgets)
 
     @property
@@ -188,14 +192,24 @@ class TokenBudget:
     def _price(self, model: str | None) -> Price | None:
         return self.prices.get(model or "", self.prices.get("*"))
 
+    def _request(self, ctx: Any) -> tuple[str, str, str, str]:
+        """The user request ``ctx`` belongs to: root invocation, app, session and user.
+
+        An ``AgentTool``'s nested run has its own invocation, session and app name: it
+        counts against the request that called it, not from zero.
+        """
+        root = self._roots.of(ctx.invocation_id)
+        request = self._requests.get(root)
+        if request is None:
+            session = ctx.session
+            request = (str(session.app_name), str(session.id), str(ctx.user_id))
+            self._requests.put(root, request)
+        return (root, *request)
+
     def _keys(self, ctx: Any, budget: Budget) -> tuple[str, float]:
-        session = ctx.session
-        who = {
-            "invocation": ctx.invocation_id,
-            "session": session.id,
-            "user": ctx.user_id,
-        }[budget.scope]
-        base = f"{self.name}:{_part(session.app_name)}:{budget.scope}:{_part(who)}"
+        root, app, session_id, user_id = self._request(ctx)
+        who = {"invocation": root, "session": session_id, "user": user_id}[budget.scope]
+        base = f"{self.name}:{_part(app)}:{budget.scope}:{_part(who)}"
         if budget.scope == "user":
             window = float(budget.window_seconds or 0)
             return f"{base}:{int(time.time() // window)}", window
@@ -252,6 +266,28 @@ class TokenBudget:
                 if spent[dimension]:
                     await self._incr(f"{key}:{dimension}", window, spent[dimension])
         self._counts.bump("recorded")
+
+    def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> None:
+        """Mark the call's context, so a nested run it starts counts against this request."""
+        self._request(tool_context)
+        self._roots.enter_tool(tool_context.invocation_id)
+
+    def after_tool(self, *, tool: Any, tool_args: Any, tool_context: Any, result: Any) -> None:
+        """The tool call is over: runs started later in this context are new requests."""
+        self._roots.leave_tool()
+
+    def on_tool_error(self, *, tool: Any, tool_args: Any, tool_context: Any, error: Any) -> None:
+        """The tool call failed: runs started later in this context are new requests."""
+        self._roots.leave_tool()
+
+    def after_run(self, *, invocation_context: Any) -> None:
+        """Forget the request when its root invocation ends (its counters stay in the store)."""
+        if self._roots.forget(invocation_context.invocation_id):
+            self._requests.pop(invocation_context.invocation_id)
+
+    def on_run_error(self, *, invocation_context: Any, error: Any) -> None:
+        """Forget the request when its root invocation fails."""
+        self.after_run(invocation_context=invocation_context)
 
     async def _incr(self, key: str, window: float, amount: int) -> int | None:
         try:
