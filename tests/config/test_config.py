@@ -24,7 +24,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def findings(path: Path) -> list[str]:
     with pytest.raises(ConfigError) as raised:
-        Lattice.from_config(path)
+        Lattice.from_config(path, on_config_error="raise")
     return raised.value.findings
 
 
