@@ -12,7 +12,8 @@ from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 
 from ._chain import denial
-from ._config.read import config_from_env, read_config, read_config_name
+from ._config.read import read_config_name
+from ._config.refuse import OnConfigError, load_config, refused
 from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
 from ._handlers import Mode
@@ -68,15 +69,23 @@ class Lattice(BasePlugin):
             not together with tiers given in code. When neither is given and the
             environment variable ``ADK_LATTICE_CONFIG`` names a file, that file is read
             (this is how ``adk web --extra_plugins adk_lattice.Lattice`` gets a policy).
+        on_config_error: what a config file with problems does. ``refuse`` (the default):
+            the lattice loads, logs every finding (file, table, key) at ERROR level and
+            refuses every run with a legible reply, since ADK's servers would otherwise
+            serve the app without the plugin. ``raise``: raise :class:`ConfigError` here.
+            ``open``: log the findings and run with the default observers only. ``None``
+            reads ``ADK_LATTICE_ON_CONFIG_ERROR`` (how an operator chooses under ``adk
+            api_server``), else ``refuse``.
 
     Raises:
         TypeError: on a registration mistake, with the fix in the message: a class instead
             of an instance, a bare function (use ``on``), a hook method whose signature
             cannot take ADK's keyword arguments, no hook method and no ``observe``, two
             handlers with one name (see docs/core.md).
-        ValueError: on a bad handler option, or ``config`` together with tiers.
-        ConfigError: when the config file is missing or has problems (a ``ValueError``
-            listing every one, with file, table and key).
+        ValueError: on a bad handler option, ``config`` together with tiers, or an unknown
+            ``on_config_error``.
+        ConfigError: with ``on_config_error="raise"``, when the config file is missing or
+            has problems (a ``ValueError`` listing every one, with file, table and key).
     """
 
     #: Marks the class for binding, which refuses a Lattice inside another (``LATTICE_MARK``).
@@ -95,6 +104,7 @@ class Lattice(BasePlugin):
         max_invocations: int = 4096,
         config: str | os.PathLike[str] | None = None,
         stack: bool = False,
+        on_config_error: OnConfigError | None = None,
     ) -> None:
         super().__init__(name)
         self._stack = StackCheck(self, stack=stack)
@@ -103,9 +113,11 @@ class Lattice(BasePlugin):
             raise ValueError(
                 "pass either config= or tiers in code (policy=, cache=, ...), not both"
             )
-        loaded = read_config(config) if config is not None else None
-        if loaded is None and not in_code:
-            loaded = config_from_env()
+        loaded, self._refusal = load_config(
+            config, from_env=not in_code, on_config_error=on_config_error
+        )
+        if self._refusal is not None:
+            telemetry = ()  # nothing runs: the hooks below refuse before any chain
         self._owned: tuple[Any, ...] = ()
         if loaded is not None:
             options = loaded.lattice_kwargs()
@@ -138,7 +150,13 @@ class Lattice(BasePlugin):
     # -- public ------------------------------------------------------------------------------
 
     @classmethod
-    def from_config(cls, path: str | os.PathLike[str], *, name: str | None = None) -> Lattice:
+    def from_config(
+        cls,
+        path: str | os.PathLike[str],
+        *,
+        name: str | None = None,
+        on_config_error: OnConfigError | None = None,
+    ) -> Lattice:
         """Build a lattice from a TOML file: tiers, handlers, shared stores, state keys.
 
         ::
@@ -156,16 +174,20 @@ class Lattice(BasePlugin):
             path: the TOML file (format: ``docs/config.md``).
             name: the plugin name (default: ``[lattice] name`` in the file, else
                 ``adk_lattice``).
+            on_config_error: ``refuse`` (default), ``raise`` or ``open``, as for
+                :class:`Lattice`.
 
         Returns:
-            The lattice. Stores the file declares are closed by its ``close()``.
+            The lattice. Stores the file declares are closed by its ``close()``. When the
+            file has problems it refuses every run (see ``on_config_error``).
 
         Raises:
-            ConfigError: listing every problem, each with file, table and key.
+            ConfigError: with ``on_config_error="raise"``, listing every problem, each
+                with file, table and key.
         """
         if name is None:
             name = str(read_config_name(path) or "adk_lattice")
-        return cls(name, config=path)
+        return cls(name, config=path, on_config_error=on_config_error)
 
     @property
     def stats(self) -> Mapping[tuple[str, str, str], int]:
@@ -212,6 +234,8 @@ class Lattice(BasePlugin):
     async def before_run_callback(
         self, *, invocation_context: InvocationContext
     ) -> types.Content | None:
+        if (refusal := refused(self._refusal, "before_run")) is not None:
+            return refusal  # type: ignore[no-any-return]
         self._coverage.check(invocation_context)
         if self._idle or self._stack.off_run(invocation_context):
             return None
@@ -328,6 +352,8 @@ class Lattice(BasePlugin):
     async def before_model_callback(
         self, *, callback_context: CallbackContext, llm_request: LlmRequest
     ) -> LlmResponse | None:
+        if self._refusal is not None:  # a run that got past before_run (a nested runner)
+            return refused(self._refusal, "before_model")  # type: ignore[no-any-return]
         if self._idle or self._stack.off(callback_context):
             return None
         inv = self._dispatch.invocation(callback_context)
@@ -382,6 +408,8 @@ class Lattice(BasePlugin):
     async def before_tool_callback(
         self, *, tool: BaseTool, tool_args: dict[str, Any], tool_context: ToolContext
     ) -> dict[str, Any] | None:
+        if self._refusal is not None:
+            return refused(self._refusal, "before_tool")  # type: ignore[no-any-return]
         if self._idle or self._stack.off(tool_context):
             return None
         inv = self._dispatch.invocation(tool_context)

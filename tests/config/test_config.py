@@ -24,7 +24,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def findings(path: Path) -> list[str]:
     with pytest.raises(ConfigError) as raised:
-        Lattice.from_config(path)
+        Lattice.from_config(path, on_config_error="raise")
     return raised.value.findings
 
 
@@ -282,3 +282,43 @@ def test_a_handler_can_be_put_in_shadow_mode_from_the_file(tmp_path: Path) -> No
     lattice = Lattice.from_config(path)
     assert lattice.chain("before_model") == ("InjectionGuard",)
     assert lattice.chain("before_model", "shadow") == ("CallLimits",)
+
+
+HANDLER = '''
+class DeskGuard:
+    """A handler of the desk's own."""
+
+    def before_tool(self, *, tool, tool_args, tool_context):
+        return None
+'''
+
+
+def test_config_check_does_not_import_from_the_working_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A module only the working folder holds fails the check, as it fails under the server."""
+    (tmp_path / "desk_policy_cwd.py").write_text(HANDLER, encoding="utf-8")
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    path = write(conf, '[[policy]]\nuse = "desk_policy_cwd:DeskGuard"\n')
+    monkeypatch.chdir(tmp_path)
+    out = io.StringIO()
+    assert main(["config", "check", str(path)], out) == 1
+    assert "cannot import 'desk_policy_cwd'" in out.getvalue()
+
+
+def test_a_module_beside_the_config_file_imports_in_the_check_and_the_lattice(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The config file's folder is on the import path for the check and for the lattice alike."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "desk_policy_beside.py").write_text(HANDLER, encoding="utf-8")
+    path = write(conf, '[[policy]]\nuse = "desk_policy_beside:DeskGuard"\n')
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    assert main(["config", "check", str(path)], io.StringIO()) == 0
+    lattice = Lattice.from_config(path, on_config_error="raise")
+    assert lattice.chain("before_tool") == ("DeskGuard",)

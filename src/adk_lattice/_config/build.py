@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import os
+import sys
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -34,19 +35,37 @@ STORE_TYPES: Final = {
 
 
 class Finder:
-    """Collects findings, each naming the file, the table and the key."""
+    """Collects findings, each naming the file, the table and the key.
 
-    def __init__(self, file: str) -> None:
+    Args:
+        file: the config file, as the findings name it.
+        base: the file's folder, from which its import paths also resolve.
+    """
+
+    def __init__(self, file: str, base: str | None = None) -> None:
         self.file = file
+        self.base = base
         self.findings: list[str] = []
+
+    def import_object(self, reference: str) -> Any:
+        """:func:`import_object` with the config file's folder on the import path."""
+        return import_object(reference, base=self.base)
 
     def add(self, table: str, key: str, message: str) -> None:
         where = f"{table} {key}" if key else table
         self.findings.append(f"{self.file}: {where}: {message}")
 
 
-def import_object(reference: str) -> Any:
+def import_object(reference: str, *, base: str | None = None) -> Any:
     """Import ``pkg.module:attr`` (or ``pkg.module.attr``) and return the object.
+
+    A config's imports resolve the same way wherever it is read (``config check``, ``adk
+    api_server``, an app's code): from the process's import path plus the config file's
+    own folder, which is added to it, never from the working folder.
+
+    Args:
+        reference: the import path.
+        base: the config file's folder (added to ``sys.path`` when not on it yet).
 
     Raises:
         ValueError: with a readable message when it does not import or does not exist.
@@ -56,6 +75,8 @@ def import_object(reference: str) -> Any:
         module_name, _, attr_path = reference.rpartition(".")
     if not module_name or not attr_path:
         raise ValueError(f"expected an import path like 'pkg.module:Name', got {reference!r}")
+    if base is not None and base not in sys.path:
+        sys.path.append(base)  # after the app's own path: a file beside it cannot shadow it
     try:
         obj: Any = importlib.import_module(module_name)
     except Exception as exc:
@@ -111,7 +132,7 @@ def resolve(find: Finder, table: str, key: str, value: Any, refs: Mapping[str, A
         return value[1:]
     if value.startswith("@import:"):
         try:
-            return import_object(value[len("@import:") :])
+            return find.import_object(value[len("@import:") :])
         except ValueError as exc:
             find.add(table, key, str(exc))
             return None
@@ -166,7 +187,7 @@ def build_store(find: Finder, name: str, spec: Mapping[str, Any]) -> Any:
         args["url"] = os.environ[env]
     args.setdefault("name", name)
     try:
-        factory = import_object(STORE_TYPES[kind])
+        factory = find.import_object(STORE_TYPES[kind])
     except ValueError as exc:
         find.add(table, "type", str(exc))
         return None
@@ -238,7 +259,7 @@ def build_entry(
         find.add(table, "args", "expected a table of keyword arguments")
         return None
     try:
-        target = import_object(use)
+        target = find.import_object(use)
     except ValueError as exc:
         find.add(table, "use", str(exc))
         return None

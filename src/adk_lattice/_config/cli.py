@@ -112,14 +112,18 @@ def _lint_state(args: argparse.Namespace, out: TextIO) -> int:
 def _config_check(args: argparse.Namespace, out: TextIO) -> int:
     from .read import ConfigError, read_config
 
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # a project's own handlers import from its root
+    # The check imports exactly what the server would: ``python -m`` put the working
+    # folder first on the path, which ``adk api_server`` does not, so it is taken off.
+    saved = list(sys.path)
+    sys.path[:] = [p for p in sys.path if p not in ("", os.getcwd())]
     try:
         config = read_config(args.file)
     except ConfigError as exc:
         for finding in exc.findings:
             print(finding, file=out)
         return _summary(out, "config", len(exc.findings), verb="check")
+    finally:
+        sys.path[:] = saved + [p for p in sys.path if p not in saved]
     counts = ", ".join(f"{len(v)} {k}" for k, v in config.tiers.items()) or "no tiers"
     print(f"{args.file}: {counts}; {len(config.stores)} store(s)", file=out)
     return _summary(out, "config", 0, verb="check")

@@ -98,7 +98,7 @@ def read_config(path: str | os.PathLike[str]) -> LatticeConfig:
         raise ConfigError([f"{file}: cannot read it ({type(exc).__name__}: {exc})"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML: {exc}"]) from None
-    find = Finder(str(file))
+    find = Finder(str(file), base=str(file.resolve().parent))
     config = LatticeConfig(path=file)
     for key in data:
         if key not in _TOP:
