@@ -259,6 +259,20 @@ async def test_calls_and_requests_are_recorded() -> None:
     assert model.requests[1].contents[0].parts[0].text == "second"
 
 
+async def test_recorded_request_keeps_its_parts_as_they_arrived() -> None:
+    """A part replaced or re-set after the call does not change the recorded request."""
+    model = FakeModel([ScriptedResponse.text("a")])
+    request = llm_request("first")
+    request.config.system_instruction = "be brief"
+    await collect(model, request, stream=False)
+    request.contents[0].parts[0].text = "changed"
+    request.contents[0].parts.append(types.Part(text="added"))
+    request.config.system_instruction = "changed"
+    (recorded,) = model.requests
+    assert [p.text for p in recorded.contents[0].parts] == ["first"]
+    assert recorded.config.system_instruction == "be brief"
+
+
 async def test_expect_passes_when_the_request_matches() -> None:
     """An expect callable that holds lets the turn answer normally."""
 

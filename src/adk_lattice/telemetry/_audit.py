@@ -17,7 +17,7 @@ from .._outcome import Outcome
 from .._records import UNTRUSTED_SOURCES, InvocationRecord
 from ._content import delivered_model_text, delivered_tool_result
 from ._decisions import Decision, decisions_of, is_quiet
-from ._sinks import LoggingSink, Sink, as_sink, sink_name
+from ._sinks import BackgroundWriter, LoggingSink, Sink, as_sink, sink_name
 
 logger = logging.getLogger("adk_lattice")
 
@@ -65,15 +65,31 @@ class AuditLog:
             ``adk_lattice.audit``, level INFO.
         capture_content: add the delivered model texts and tool results.
         name: the observer's name in the lattice's counters.
+        background: format and write records on a worker thread: the run only queues the
+            record. Records are written in batches (a JSON Lines file takes a batch in one
+            ``write``), at most ``flush_interval`` seconds after they were queued, and all
+            of them by :meth:`flush` and :meth:`close` (and at interpreter exit). A record
+            the full queue cannot take is counted in :attr:`dropped` and logged on
+            ``adk_lattice`` at ERROR with the record attached. Sinks must be synchronous.
+        max_pending: with ``background``, how many records may wait for the worker.
+        flush_interval: with ``background``, seconds the worker gathers a batch.
 
     Raises:
-        TypeError: on a sink of an unsupported type.
+        TypeError: on a sink of an unsupported type, or an async sink with ``background``.
+        ValueError: on a ``max_pending`` under 1 or a negative ``flush_interval``.
     """
 
     partial = False
 
     def __init__(
-        self, sinks: Any = None, *, capture_content: bool = False, name: str = "AuditLog"
+        self,
+        sinks: Any = None,
+        *,
+        capture_content: bool = False,
+        name: str = "AuditLog",
+        background: bool = False,
+        max_pending: int = 10_000,
+        flush_interval: float = 0.1,
     ) -> None:
         if sinks is None:
             targets: Sequence[Any] = (LoggingSink(),)
@@ -86,6 +102,26 @@ class AuditLog:
         self.name = name
         self._key = f"adk_lattice.audit.{id(self)}"
         self._errors: Counter[str] = Counter()
+        self._writer: BackgroundWriter | None = None
+        if background:
+            if max_pending < 1:
+                raise ValueError(f"max_pending must be at least 1, not {max_pending}")
+            if flush_interval < 0:
+                raise ValueError(f"flush_interval must be 0 or more, not {flush_interval}")
+            for sink in self.sinks:
+                if _is_async(sink):
+                    raise TypeError(
+                        f"audit sink {sink_name(sink)} is async, and a background AuditLog "
+                        "writes on a worker thread: pass a synchronous sink, or "
+                        "background=False"
+                    )
+            self._writer = BackgroundWriter(
+                self._deliver,
+                self._rejected,
+                max_pending=max_pending,
+                flush_interval=flush_interval,
+                name=f"adk_lattice audit {name}",
+            )
 
     @property
     def sink_errors(self) -> Mapping[str, int]:
@@ -107,8 +143,20 @@ class AuditLog:
             inv.data.pop(self._key, None)
             await self._write(self._record(inv, run, outcome))
 
+    @property
+    def dropped(self) -> int:
+        """How many records a full background queue turned away (each logged with it)."""
+        return self._writer.dropped if self._writer is not None else 0
+
+    async def flush(self) -> None:
+        """Wait until every record queued for the background worker is written."""
+        if self._writer is not None:
+            await asyncio.to_thread(self._writer.flush)
+
     async def close(self) -> None:
-        """Close the sinks that can be closed (JSON Lines files)."""
+        """Write what the background worker still holds, then close the sinks that close."""
+        if self._writer is not None:
+            await asyncio.to_thread(self._writer.close)
         for sink in self.sinks:
             closer = getattr(sink, "close", None)
             if callable(closer):
@@ -215,23 +263,59 @@ class AuditLog:
         return record
 
     async def _write(self, record: dict[str, Any]) -> None:
+        if self._writer is not None:
+            self._writer.submit(record)
+            return
         for sink in self.sinks:
             try:
                 result = sink(record)
                 if inspect.isawaitable(result):
                     await result
             except Exception:
-                name = sink_name(sink)
-                self._errors[name] += 1
-                # The record rides on the log entry (``record.audit``), so a log handler
-                # still holds what this sink lost: no record goes missing without a trace.
-                logger.exception(
-                    "adk_lattice: audit sink %s failed; the record of invocation %s is "
-                    "attached to this log entry",
-                    name,
-                    record.get("invocation_id"),
-                    extra={"audit": record},
-                )
+                self._failed(sink, record)
+
+    def _deliver(self, batch: list[Mapping[str, Any]]) -> None:
+        """Write one batch to every sink (the background worker's side)."""
+        for sink in self.sinks:
+            many = getattr(sink, "write_many", None)
+            if many is not None:
+                try:
+                    many(batch)
+                except Exception:
+                    for record in batch:
+                        self._failed(sink, record)
+                continue
+            for record in batch:
+                try:
+                    result = sink(record)
+                    if inspect.isawaitable(result):
+                        if inspect.iscoroutine(result):
+                            result.close()
+                        raise TypeError("an async sink cannot run on the background worker")
+                except Exception:
+                    self._failed(sink, record)
+
+    def _failed(self, sink: Sink, record: Mapping[str, Any]) -> None:
+        name = sink_name(sink)
+        self._errors[name] += 1
+        # The record rides on the log entry (``record.audit``), so a log handler still
+        # holds what this sink lost: no record goes missing without a trace.
+        logger.exception(
+            "adk_lattice: audit sink %s failed; the record of invocation %s is "
+            "attached to this log entry",
+            name,
+            record.get("invocation_id"),
+            extra={"audit": record},
+        )
+
+    def _rejected(self, record: Mapping[str, Any]) -> None:
+        logger.error(
+            "adk_lattice: the audit queue of %s is full; the record of invocation %s is "
+            "attached to this log entry",
+            self.name,
+            record.get("invocation_id"),
+            extra={"audit": record},
+        )
 
 
 def _action(outcome: Outcome, d: Decision) -> dict[str, Any]:
@@ -244,6 +328,11 @@ def _action(outcome: Outcome, d: Decision) -> dict[str, Any]:
         "tool": outcome.tool,
         "mode": d.mode,
     }
+
+
+def _is_async(sink: Sink) -> bool:
+    call = getattr(sink, "__call__", None)  # noqa: B004 (a bound __call__ is what is read)
+    return inspect.iscoroutinefunction(sink) or inspect.iscoroutinefunction(call)
 
 
 def _iso(ts: float) -> str:

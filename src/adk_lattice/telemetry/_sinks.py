@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import logging
 import os
+import queue
 import threading
+import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
+
+logger = logging.getLogger("adk_lattice")
 
 #: An audit sink: called with each record (a JSON-ready dict); may be async.
 Sink: TypeAlias = Callable[[Mapping[str, Any]], Awaitable[None] | None]
@@ -41,7 +47,20 @@ class JsonlSink:
         self._fd: int | None = None
 
     def __call__(self, record: Mapping[str, Any]) -> None:
-        data = (to_json_line(record) + "\n").encode("utf-8")
+        self._append((to_json_line(record) + "\n").encode("utf-8"))
+
+    def write_many(self, records: list[Mapping[str, Any]]) -> None:
+        """Append several records with one ``write`` (whole lines, as ``__call__`` writes).
+
+        Args:
+            records: the records, in order.
+
+        Raises:
+            OSError: when the write fails or is cut short (then none of them is in the file).
+        """
+        self._append("".join(to_json_line(r) + "\n" for r in records).encode("utf-8"))
+
+    def _append(self, data: bytes) -> None:
         with self._lock:
             if self._fd is None:
                 self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
@@ -134,3 +153,109 @@ def sink_name(sink: Sink) -> str:
     if isinstance(name, str):
         return name
     return getattr(sink, "__qualname__", None) or type(sink).__name__
+
+
+_FLUSH: Final = object()
+_STOP: Final = object()
+
+
+class BackgroundWriter:
+    """Hands records to a worker thread through a bounded queue, off the caller's path.
+
+    The caller only puts the record on the queue; the worker formats and writes it with
+    ``deliver``, in batches: it writes what has queued up ``flush_interval`` seconds after
+    the first record of a batch, or at once when ``flush`` or ``close`` asks. A record the
+    full queue cannot take is not lost silently: ``reject`` is called with it on the
+    caller's thread (it counts and logs it) and :attr:`dropped` counts it.
+
+    Args:
+        deliver: writes one batch of records (called on the worker thread).
+        reject: called with each record the full queue turned away.
+        max_pending: how many records may wait for the worker.
+        flush_interval: seconds the worker waits after a batch's first record.
+        name: the worker thread's name.
+    """
+
+    def __init__(
+        self,
+        deliver: Callable[[list[Mapping[str, Any]]], None],
+        reject: Callable[[Mapping[str, Any]], None],
+        *,
+        max_pending: int,
+        flush_interval: float,
+        name: str,
+    ) -> None:
+        self._deliver = deliver
+        self._reject = reject
+        self._queue: queue.Queue[object] = queue.Queue(max_pending)
+        self._interval = flush_interval
+        self._name = name
+        self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        self.dropped = 0
+        atexit.register(_flush_at_exit, weakref.ref(self))
+
+    def submit(self, record: Mapping[str, Any]) -> None:
+        """Queue one record for the worker; a full queue rejects it (counted, reported)."""
+        if self._thread is None or not self._thread.is_alive():
+            self._start()
+        try:
+            self._queue.put_nowait(record)
+        except queue.Full:
+            self.dropped += 1
+            self._reject(record)
+
+    def flush(self) -> None:
+        """Block until every record queued so far is written."""
+        if self._thread is None or not self._thread.is_alive():
+            return
+        self._queue.put(_FLUSH)
+        self._queue.join()
+
+    def close(self) -> None:
+        """Write what is queued, then stop the worker (a later record starts a new one)."""
+        thread = self._thread
+        if thread is None or not thread.is_alive():
+            return
+        self._queue.put(_STOP)
+        thread.join()
+        self._thread = None
+
+    def _start(self) -> None:
+        with self._start_lock:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+
+    def _run(self) -> None:
+        get = self._queue.get
+        while True:
+            item = get()
+            batch: list[Mapping[str, Any]] = []
+            taken = 1
+            deadline = time.monotonic() + self._interval
+            while item is not _FLUSH and item is not _STOP:
+                batch.append(item)  # type: ignore[arg-type]
+                left = deadline - time.monotonic()
+                try:
+                    item = get(timeout=left) if left > 0 else self._queue.get_nowait()
+                except queue.Empty:
+                    item = None
+                    break
+                taken += 1
+            if batch:
+                try:
+                    self._deliver(batch)
+                except Exception:  # deliver reports its own failures; never kill the worker
+                    logger.exception("adk_lattice: the audit writer failed on a batch")
+            for _ in range(taken):
+                self._queue.task_done()
+            if item is _STOP:
+                return
+
+
+def _flush_at_exit(ref: weakref.ref[BackgroundWriter]) -> None:
+    """Write what is still queued when the interpreter exits."""
+    writer = ref()
+    if writer is not None:
+        writer.close()

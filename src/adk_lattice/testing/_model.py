@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import copy
 from collections.abc import AsyncGenerator, Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,7 +52,10 @@ class FakeModel(BaseLlm):
         loop: start the script again when it runs out.
         per_conversation: replay the script for each conversation.
         calls: how many times the model was called.
-        requests: a deep copy of every request it received, in order.
+        requests: a copy of every request it received, in order, as ADK isolates a
+            request from the session: the request, its config, each content and each part
+            copied, their payloads shared (a later change to the request, a content or a
+            part does not show in the copy).
     """
 
     model: str = "fake-model"
@@ -143,7 +145,7 @@ class FakeModel(BaseLlm):
     async def generate_content_async(
         self, llm_request: LlmRequest, stream: bool = False
     ) -> AsyncGenerator[LlmResponse, None]:
-        self._requests.append(copy.deepcopy(llm_request))
+        self._requests.append(_snapshot(llm_request))
         self._cursor.turns = self.script
         model_turns = sum(1 for c in llm_request.contents if c.role == "model")
         index, turn = self._cursor.next(model_turns, _last_user_text(llm_request))
@@ -179,6 +181,29 @@ class FakeModel(BaseLlm):
         except AssertionError as exc:
             self._failures.append(f"turn {index}: expectation failed: {exc}")
             raise AssertionError(f"FakeModel turn {index}: expectation failed: {exc}") from exc
+
+
+def _snapshot(request: LlmRequest) -> LlmRequest:
+    """The request as it arrived, copied as ADK copies session contents into a request.
+
+    The request, its config and each content and part are shallow-copied; the payloads
+    (texts, call arguments, tool results) are shared, as ADK shares them with the
+    session's events. A deep copy of every request (its tools, their declarations) cost
+    about as much as a bare turn's own work and counted in the benchmark's bare turn.
+    """
+    contents = []
+    for content in request.contents:
+        copied = content.model_copy()
+        if content.parts:
+            copied.parts = [part.model_copy() for part in content.parts]
+        contents.append(copied)
+    update: dict[str, Any] = {"contents": contents, "tools_dict": dict(request.tools_dict)}
+    if request.config is not None:
+        config = request.config.model_copy()
+        if config.tools is not None:
+            config.tools = list(config.tools)
+        update["config"] = config
+    return request.model_copy(update=update)
 
 
 async def _stream(
