@@ -79,7 +79,7 @@ def context(*said: str, state: dict[str, Any] | None = None, tainted: bool = Tru
         inv.session.events.append(Event(author="user", invocation_id="i0", content=content))
     ctx = tool_context(invocation=inv)
     if tainted:
-        guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={"body": "x"})
+        guard().label(tool=INBOX, tool_context=ctx)
     return ctx
 
 
@@ -100,7 +100,7 @@ def check(g: ProvenanceGuard, ctx: Any, tool: Any = SEND, **args: Any) -> Any:
 def test_untrusted_output_taints_the_session_state() -> None:
     """An untrusted tool's output writes the tool name into the session's taint record."""
     ctx = context(tainted=False)
-    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={"b": ATTACKER})
+    guard().label(tool=INBOX, tool_context=ctx)
     record = ctx.state[TAINT_KEY]
     assert record["s"][session_hash(ctx.session.id)] == {"src": ["read_inbox"], "inh": False}
     assert ATTACKER not in json.dumps(record)
@@ -110,7 +110,7 @@ def test_trusted_output_does_not_taint() -> None:
     """A tool declared trusted as a whole adds no taint."""
     ctx = context(tainted=False)
     g = guard(trusted_tools={"read_inbox": True})
-    g.after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    g.label(tool=INBOX, tool_context=ctx)
     assert TAINT_KEY not in ctx.state
 
 
@@ -118,7 +118,7 @@ def test_field_trusted_output_still_taints() -> None:
     """A tool trusted only for some fields still carries untrusted fields: it taints."""
     ctx = context(tainted=False)
     g = guard(trusted_tools={"read_inbox": ["messages.*.sender"]})
-    g.after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    g.label(tool=INBOX, tool_context=ctx)
     assert TAINT_KEY in ctx.state
 
 
@@ -126,7 +126,7 @@ def test_control_tools_do_not_taint() -> None:
     """ADK's transfer_to_agent result is not outside text."""
     ctx = context(tainted=False)
     tool = type("T", (), {"name": "transfer_to_agent"})()
-    guard().after_tool(tool=tool, tool_args={}, tool_context=ctx, result={})
+    guard().label(tool=tool, tool_context=ctx)
     assert TAINT_KEY not in ctx.state
 
 
@@ -135,7 +135,7 @@ def test_sources_are_bounded() -> None:
     ctx = context(tainted=False)
     for n in range(MAX_SOURCES + 10):
         tool = type("T", (), {"name": f"tool_{n}"})()
-        guard().after_tool(tool=tool, tool_args={}, tool_context=ctx, result={})
+        guard().label(tool=tool, tool_context=ctx)
     (entry,) = ctx.state[TAINT_KEY]["s"].values()
     assert len(entry["src"]) == MAX_SOURCES
 
@@ -223,7 +223,7 @@ def test_system_instruction_grounds() -> None:
     request = llm_request(system_instruction=f"Refunds go to {ATTACKER}.")
     g.before_model(callback_context=callback_context(invocation=inv), llm_request=request)
     ctx = tool_context(invocation=inv)
-    g.after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    g.label(tool=INBOX, tool_context=ctx)
     assert check(g, ctx, recipient=ATTACKER, amount=None) is None
 
 
@@ -333,7 +333,7 @@ def test_the_agent_instruction_grounds_without_a_model_request() -> None:
     """With no model request seen for the call, the agent's own instruction still grounds."""
     agent = LlmAgent(name="agent", model=FakeModel(), instruction=f"Refunds go to {ATTACKER}.")
     ctx = tool_context(invocation=invocation_context(agent=agent))
-    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    guard().label(tool=INBOX, tool_context=ctx)
     assert check(guard(), ctx, recipient=ATTACKER, amount=None) is None
 
 
@@ -354,7 +354,7 @@ def test_the_approval_hint_lists_every_untrusted_source() -> None:
     """The person is told which untrusted tools were read, comma-separated."""
     ctx = context("pay my landlord")
     web = type("T", (), {"name": "fetch_page"})()
-    guard().after_tool(tool=web, tool_args={}, tool_context=ctx, result={})
+    guard().label(tool=web, tool_context=ctx)
     check(guard(on_ungrounded="confirm"), ctx, recipient=ATTACKER, amount=1)
     hint = ctx.actions.requested_tool_confirmations["call-1"].hint
     assert "after reading untrusted content (read_inbox, fetch_page)." in hint
@@ -464,7 +464,7 @@ def test_every_user_message_and_the_instruction_ground_together() -> None:
         content = types.Content(role="user", parts=[types.Part(text=text)])
         inv.session.events.append(Event(author="user", invocation_id="i0", content=content))
     ctx = tool_context(invocation=inv)
-    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    guard().label(tool=INBOX, tool_context=ctx)
     assert check(guard(), ctx, recipient="DE89370400440532013000", amount=None) is None
     assert check(guard(), ctx, recipient=ATTACKER, amount=None) is None
 

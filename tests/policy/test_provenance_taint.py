@@ -68,7 +68,7 @@ def test_the_system_instruction_text_is_read_from_every_shape(value: Any, text: 
 def test_a_source_read_twice_is_recorded_once() -> None:
     """Reading the same untrusted tool again adds no second entry to the record."""
     ctx = context()
-    guard().after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+    guard().label(tool=INBOX, tool_context=ctx)
     (entry,) = ctx.state[TAINT_KEY]["s"].values()
     assert entry["src"] == ["read_inbox"]
 

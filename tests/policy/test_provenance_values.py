@@ -220,7 +220,7 @@ def test_the_memo_accounts_for_the_characters_it_holds() -> None:
         ),
         ("url", "www.foo.org/x", {"foo.org/x"}),
         ("email", "mail bob@example.com. or a.b@x.co.", {"bob@example.com", "a.b@x.co"}),
-        ("phone", "call 000-0000 or 0044 20 7946 0958", {"0", "442079460958"}),
+        ("phone", "call 000-0000 or 0044 20 7946 0958", {"0", "+442079460958"}),
         ("phone", "12-345 and 1234-5678-9012-3456-7890", {"12345", "12345678901234567890"}),
         (
             "id",
@@ -252,16 +252,20 @@ def test_phone_runs_outside_five_to_twenty_digits_are_not_tokens() -> None:
 @pytest.mark.parametrize(
     ("short", "long", "same"),
     [
-        ("7946095", "447946095", True),  # seven digits and a two-digit country code
-        ("7946095", "4417946095", True),  # three digits more
-        ("7946095", "44127946095", False),  # four digits more: another number
-        ("794609", "44794609", False),  # six digits are too few to match by their end
+        ("07946095", "+447946095", True),  # a trunk zero, a two-digit country code
+        ("07946095", "+4417946095", True),  # three digits more
+        ("07946095", "+44127946095", False),  # four digits more: another number
+        ("0794609", "+44794609", False),  # six digits are too few to match by their end
+        ("06 1234 5678", "+39 06 1234 5678", True),  # Italy keeps the trunk zero
+        ("(207) 946-0958", "+1 207 946 0958", True),  # no trunk zero: the US code
+        ("(207) 946-0958", "+44 20 7946 0958", False),  # ... not the UK's
+        ("+1 207 946 0958", "+44 20 7946 0958", False),  # two country codes differ
     ],
 )
-def test_a_national_number_grounds_an_international_one_within_three_digits(
+def test_a_national_number_grounds_only_its_own_international_forms(
     short: str, long: str, same: bool
 ) -> None:
-    """A number of 7+ digits grounds the same number with up to three more digits in front."""
+    """A national number grounds the international forms its trunk prefix allows."""
     assert Grounding([f"call {short}"]).grounded("phone", long) is same
 
 
@@ -292,6 +296,9 @@ def test_a_host_written_with_its_final_dot_is_the_same_host() -> None:
         ("phone", "12345", "12345"),
         ("phone", "1" * 20, "1" * 20),
         ("phone", "00000", "0"),
+        ("phone", "+44 20 7946 0958", "+442079460958"),
+        ("phone", "0044 20 7946 0958", "+442079460958"),
+        ("phone", "020 7946 0958", "02079460958"),
         ("iban", "DE89-3704-0044-0532-0130-00", "DE89370400440532013000"),
         ("id", "@bob", "bob"),
         ("id", "#ticket-42#", "ticket-42#"),

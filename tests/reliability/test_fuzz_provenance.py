@@ -40,7 +40,7 @@ def tainted(output: Any = None) -> Any:
     ctx = tool_context()
     said = types.Content(role="user", parts=[types.Part(text=TRUSTED)])
     ctx.session.events.append(Event(author="user", invocation_id="i0", content=said))
-    GUARD.after_tool(tool=PAGE, tool_args={}, tool_context=ctx, result=output)
+    GUARD.label(tool=PAGE, tool_context=ctx)
     return ctx
 
 

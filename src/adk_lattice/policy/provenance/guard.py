@@ -19,7 +19,8 @@ from typing import Any, Final
 from cachetools import LRUCache
 from google.adk.tools.agent_tool import AgentTool
 
-from ..._records import UNTRUSTED_SOURCES, current_call
+from ..._outcome import Outcome
+from ..._records import UNTRUSTED_SOURCES, CallRecord, current_call
 from ...state import StateKey
 from .._common import Counts, Keyed, ask_person, report, tool_denial
 from ..tools.guard import ToolRule
@@ -54,9 +55,10 @@ _MAX_INSTRUCTION: Final = 100_000
 class ProvenanceGuard:
     """Deny (or send to a person) consequential calls steered by untrusted content.
 
-    ``after_tool`` marks the session tainted when an untrusted tool's output enters the
-    context; ``before_tool`` checks a consequential call only while the session is tainted:
-    every sensitive argument value (every element of a list) must appear, normalised, in
+    It observes every ``after_tool`` outcome and marks the session tainted when an
+    untrusted tool's output entered the context (whatever handler rewrote that output);
+    ``before_tool`` checks a consequential call only while the session is tainted: every
+    sensitive argument value (every element of a list) must appear, normalised, in
     trusted text. With no untrusted content in context nothing is checked. A denial is
     ``{"status": "denied", "reason": ..., "code": "ungrounded_argument", "policy": ...}``
     naming the arguments, never their values; decisions are noted with content-free codes
@@ -169,12 +171,39 @@ class ProvenanceGuard:
             nonce = self._nonces.setdefault(inv, lambda: secrets.token_hex(8))
             spotlight_request(llm_request, nonce, self._untrusted)
 
-    def after_tool(self, *, tool: Any, tool_args: Any, tool_context: Any, result: Any) -> None:
-        """Mark the session tainted when an untrusted tool's output enters the context."""
+    def observe(self, outcome: Outcome) -> None:
+        """Label every tool output that entered the context, whatever the deciders did.
+
+        Labelling is an observation: observers see the final outcome of every
+        ``after_tool``, so no handler listed before this one (a ``CapToolResult`` or a
+        ``RedactPII`` that rewrote the result) and no order of registration can skip it. A
+        failure to label taints the session (fail closed).
+        """
+        if outcome.hook != "after_tool" or outcome.synthesized:
+            return
+        tool, ctx = outcome.args.get("tool"), outcome.args.get("tool_context")
+        if tool is None or ctx is None:
+            return
+        try:
+            self.label(tool=tool, tool_context=ctx, call=outcome.call)
+        except Exception as exc:
+            logger.error("adk_lattice: %s could not label %s (%s)", self.name, tool, type(exc))
+            mark(ctx.state, ctx.session.id, "<unlabelled>")
+            self._counts.bump("tainted")
+
+    def label(self, *, tool: Any, tool_context: Any, call: CallRecord | None = None) -> None:
+        """Mark the session tainted when an untrusted tool's output enters the context.
+
+        Args:
+            tool: the tool whose output entered the context.
+            tool_context: its context (the taint is written to its session's state).
+            call: the lattice's record of the call (a policy's denial stood in for the
+                tool: no outside text entered); by default the call being handled.
+        """
         name = getattr(tool, "name", str(tool))
         if not self._untrusted(name):
             return
-        call = current_call()
+        call = call if call is not None else current_call()
         if call is not None and (call.denied or call.short_circuit_tier == "policy"):
             return  # a policy's answer stood in for the tool: no outside text entered
         batch = batch_of(tool_context)

@@ -18,8 +18,8 @@ import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any, Final
-from urllib.parse import urlsplit
 
+from ada_url import parse_url
 from cachetools import LRUCache
 
 #: Every kind a sensitive argument may be declared as.
@@ -40,6 +40,12 @@ _URL: Final = re.compile(
 )
 _NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
 _PHONE: Final = re.compile(r"(?<![\d+])\+?\d[\d ().\-]{4,24}\d")
+#: A scheme followed by a slash or backslash (``https:\\host`` is ``https://host``).
+_SCHEME: Final = re.compile(r"^[a-z][a-z0-9+.\-]{0,15}:[/\\]")
+#: Country codes whose numbers are written nationally without a trunk ``0``: there the
+#: national form is the international one less the country code (``(207) 946-0958`` is
+#: ``+1 207 946 0958``; it is not ``+44 20 7946 0958``).
+_NO_TRUNK: Final = frozenset({"1", "7", "30", "34", "45", "47", "351", "352", "354", "376"})
 _TOKEN: Final = re.compile(r"\S+")
 _SPACES: Final = re.compile(r"\s+")
 #: Format characters (zero-width, bidi controls, soft hyphen) and lone surrogates.
@@ -78,26 +84,49 @@ def _decimal(text: str) -> str | None:
 
 
 def _url_key(text: str) -> str | None:
+    """The comparable form of a URL, parsed as the WHATWG URL standard (and browsers) do.
+
+    Backslashes, percent-encoded and international hosts and dot segments are resolved the
+    way an HTTP client resolves them, so the host compared is the host a request reaches.
+    A URL carrying userinfo (``user@host``) has no key: it is never grounded, since what
+    precedes the ``@`` is easily mistaken for the host by a reader.
+    """
     text = text.strip().rstrip(".,;:!?")
-    if "://" not in text:
+    if not _SCHEME.match(text):
         text = "http://" + text
     try:
-        parts = urlsplit(text)
-        host = (parts.hostname or "").rstrip(".")
-        port = parts.port
+        parts = parse_url(text)
     except ValueError:
         return None
+    if parts["username"] or parts["password"]:
+        return None
+    host = parts["hostname"].rstrip(".")
     if not host or "." not in host:
         return None
     if host.startswith("www."):
         host = host[4:]
-    netloc = host if port in (None, 80, 443) else f"{host}:{port}"
-    path = parts.path.rstrip("/")
-    return f"{netloc}{path}" + (f"?{parts.query}" if parts.query else "")
+    port = parts["port"]
+    netloc = host if port in ("", "80", "443") else f"{host}:{port}"
+    return f"{netloc}{parts['pathname'].rstrip('/')}{parts['search']}"
 
 
 def _digits(text: str) -> str:
     return "".join(c for c in text if c.isdigit())
+
+
+def _phone_key(text: str) -> str | None:
+    """A phone number as ``+<digits>`` (international), ``0<digits>`` (national, with a
+    trunk zero) or ``<digits>`` (national, none); None outside 5 to 20 digits."""
+    digits = _digits(text)
+    if len(digits) < 5 or len(digits) > 20:
+        return None
+    if text.lstrip().startswith("+"):
+        return "+" + digits
+    if digits.startswith("00") and digits[2:3] not in ("", "0"):
+        return "+" + digits[2:]  # the international access code
+    if digits.startswith("0"):
+        return "0" + digits.lstrip("0")
+    return digits
 
 
 def normalise(kind: str, value: str) -> str:
@@ -132,10 +161,10 @@ def normalise(kind: str, value: str) -> str:
             raise Malformed(kind)
         return number
     if kind == "phone":
-        digits = _digits(text)
-        if len(digits) < 5 or len(digits) > 20:
+        key = _phone_key(text)
+        if key is None:
             raise Malformed(kind)
-        return digits.lstrip("0") or "0"
+        return key
     return text.replace(" ", "").strip(_STRIP).lstrip("#@")  # id
 
 
@@ -190,9 +219,9 @@ def _extract(kind: str, text: str) -> Iterator[str]:
                 yield number
     elif kind == "phone":
         for m in _PHONE.finditer(text):
-            digits = _digits(m.group())
-            if 5 <= len(digits) <= 20:
-                yield digits.lstrip("0") or "0"
+            key = _phone_key(m.group())
+            if key is not None:
+                yield key
     elif kind == "id":
         yield from _tokens_id(text)
 
@@ -288,18 +317,37 @@ class Grounding:
             hasher = self._hasher
             if any(hasher(salt, kind, normal) in hs for salt, hs in self._hashed.items()):
                 return True
+        phrase = _phrase(value) if kind == "id" else None
         for text, whole, echo in self._sources:
-            if _holds(kind, normal, tokens_of(kind, text, whole)) and not any(
-                _holds(kind, normal, tokens_of(kind, e, True)) for e in echo
+            if _holds(kind, normal, tokens_of(kind, text, whole), phrase, text) and not any(
+                _holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo
             ):
                 return True
         return False
 
 
-def _holds(kind: str, normal: str, found: frozenset[str] | str) -> bool:
+def _phrase(value: str) -> re.Pattern[str] | None:
+    """For an id of several words (``Le Marais Boutique``): those words, in order, as a
+    whole phrase of a trusted text (no word cut, no word between)."""
+    words = clean(value).strip(_STRIP).lstrip("#@").split(" ")
+    if len(words) < 2:
+        return None
+    return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)")
+
+
+def _holds(
+    kind: str,
+    normal: str,
+    found: frozenset[str] | str,
+    phrase: re.Pattern[str] | None = None,
+    text: str = "",
+) -> bool:
     """Whether a text's tokens (or, for ``text``, its clean form) hold the value."""
     if normal in found:  # a token of the set, or a substring of the clean text
         return True
+    if phrase is not None:
+        cleaned = tokens_of("text", text)
+        return isinstance(cleaned, str) and phrase.search(cleaned) is not None
     return kind == "phone" and any(_same_phone(normal, t) for t in found)
 
 
@@ -309,9 +357,30 @@ def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
 
 
 def _same_phone(a: str, b: str) -> bool:
-    """A national and an international form of one number (``030 1234567`` / ``+49 30 ...``)."""
-    short, long = sorted((a, b), key=len)
-    return len(short) >= 7 and long.endswith(short) and len(long) - len(short) <= 3
+    """A national and an international form of one number.
+
+    ``030 1234567`` (a trunk zero) is ``+49 30 1234567`` (any country code of one to three
+    digits: the national form names no country); ``(207) 946-0958`` (no trunk zero) is only
+    the number of a country that writes no trunk zero (``+1 207 946 0958``), never
+    ``+44 20 7946 0958``. Two international forms, or two national ones, are one number
+    only when equal.
+    """
+    intl, national = (a, b) if a.startswith("+") else (b, a)
+    if not intl.startswith("+") or national.startswith("+"):
+        return national.lstrip("0") == intl.lstrip("0")  # a trunk zero written or not
+    digits = intl[1:]
+    if national.startswith("0"):
+        rest = national.lstrip("0")
+        # Most countries drop the trunk zero after the country code; Italy keeps it.
+        kept = digits.endswith("0" + rest)
+        codes = [digits[: -len(rest)], digits[: -len(rest) - 1] if kept else ""]
+        return (
+            len(rest) >= 7
+            and digits.endswith(rest)
+            and any(1 <= len(code) <= 3 and not code.startswith("0") for code in codes if code)
+        )
+    code = digits[: -len(national)]
+    return len(national) >= 7 and digits.endswith(national) and code in _NO_TRUNK
 
 
 def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
