@@ -19,7 +19,7 @@ from typing import Any
 
 import aiosqlite
 
-from ._base import Store
+from ._base import Store, VectorRow, VectorRows
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -45,6 +45,38 @@ CREATE TABLE IF NOT EXISTS counters (
     expires_at REAL NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS counters_expires ON counters (expires_at);
+CREATE TABLE IF NOT EXISTS vectors (
+    space TEXT NOT NULL,
+    member TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    meta BLOB NOT NULL,
+    expires_at REAL,
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (space, member)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS vectors_space_seq ON vectors (space, seq);
+CREATE INDEX IF NOT EXISTS vectors_seq ON vectors (seq);
+CREATE INDEX IF NOT EXISTS vectors_expires ON vectors (expires_at);
+CREATE TABLE IF NOT EXISTS vector_spaces (space TEXT PRIMARY KEY, version INTEGER NOT NULL)
+    WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS vector_clock (
+    id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER, rows INTEGER);
+INSERT OR IGNORE INTO vector_clock VALUES (0, 0, 0);
+CREATE TRIGGER IF NOT EXISTS vectors_ins AFTER INSERT ON vectors BEGIN
+    UPDATE vector_clock SET rows = rows + 1 WHERE id = 0; END;
+CREATE TRIGGER IF NOT EXISTS vectors_del AFTER DELETE ON vectors BEGIN
+    UPDATE vector_clock SET rows = rows - 1 WHERE id = 0; END;
+"""
+
+_VECTOR_UPSERT = """
+INSERT INTO vectors (space, member, vector, meta, expires_at, seq) VALUES (?, ?, ?, ?, ?, ?)
+ON CONFLICT (space, member) DO UPDATE SET vector = excluded.vector, meta = excluded.meta,
+    expires_at = excluded.expires_at, seq = excluded.seq
+"""
+# Past the space's limit, every row older than the limit-th newest goes.
+_VECTOR_TRIM = """
+DELETE FROM vectors WHERE space = :space AND seq <= (
+    SELECT seq FROM vectors WHERE space = :space ORDER BY seq DESC LIMIT 1 OFFSET :limit)
 """
 
 # One statement: a live counter goes up by the amount, an expired or absent one starts a
@@ -80,6 +112,8 @@ class SQLiteStore(Store):
         path: the database file (created with its directory if missing).
         max_entries: most entries kept.
         max_bytes: most value bytes kept.
+        max_vectors: most vector rows kept across every space (``vector_add``); past it
+            the oldest rows of any space go first.
         busy_timeout: seconds to wait for another process's write lock before failing
             (a failure is a miss, like any store failure).
         touch_interval: seconds between recency updates of one entry on reads (the
@@ -97,6 +131,7 @@ class SQLiteStore(Store):
         *,
         max_entries: int = 100_000,
         max_bytes: int = 256 * 2**20,
+        max_vectors: int = 1_000_000,
         busy_timeout: float = 5.0,
         touch_interval: float = 1.0,
         name: str = "sqlite",
@@ -104,11 +139,14 @@ class SQLiteStore(Store):
         super().__init__(name=name)
         if max_entries < 1 or max_bytes < 1:
             raise ValueError("max_entries and max_bytes must be at least 1")
+        if max_vectors < 1:
+            raise ValueError("max_vectors must be at least 1")
         if busy_timeout < 0:
             raise ValueError("busy_timeout must be >= 0")
         self.path = os.fspath(path)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
+        self.max_vectors = max_vectors
         self._busy_ms = int(busy_timeout * 1000)
         self._touch_interval = float(touch_interval)
         self._db: aiosqlite.Connection | None = None
@@ -117,6 +155,7 @@ class SQLiteStore(Store):
         # (a delete run inside another task's transaction would roll back with it).
         self._busy: asyncio.Lock | None = None
         self._stats["evictions"] = 0
+        self._stats["vector_evictions"] = 0
 
     async def _conn(self) -> aiosqlite.Connection:
         if self._db is not None:
@@ -271,6 +310,88 @@ class SQLiteStore(Store):
             row = await cur.fetchone()
             await db.execute("DELETE FROM entries WHERE key >= ? AND key < ?", (prefix, upper))
         return int(row[0]) if row is not None else 0
+
+    # -- vectors -----------------------------------------------------------------------------
+
+    async def _vector_add(
+        self, space: str, member: str, vector: bytes, meta: bytes, ttl: float | None, limit: int
+    ) -> None:
+        now = time.time()
+        expires = now + ttl if ttl is not None else None
+        async with self._write() as db:
+            seq = await self._tick(db)
+            await db.execute(_VECTOR_UPSERT, (space, member, vector, meta, expires, seq))
+            await db.execute(
+                "DELETE FROM vectors WHERE space = ? AND expires_at <= ?", (space, now)
+            )
+            await db.execute(_VECTOR_TRIM, {"space": space, "limit": limit})
+            touched = {space}
+            # A few expired rows of other spaces go on every write (readers skip them anyway).
+            cur = await db.execute(
+                "DELETE FROM vectors WHERE (space, member) IN (SELECT space, member FROM vectors"
+                " WHERE expires_at <= ? LIMIT ?) RETURNING space",
+                (now, _EVICT_BATCH),
+            )
+            await cur.fetchall()
+            async with db.execute("SELECT rows FROM vector_clock WHERE id = 0") as cur:
+                row: Any = await cur.fetchone()
+            excess = int(row[0]) - self.max_vectors
+            if excess > 0:
+                cur = await db.execute(
+                    "DELETE FROM vectors WHERE (space, member) IN (SELECT space, member FROM"
+                    " vectors ORDER BY seq LIMIT ?) RETURNING space",
+                    (excess,),
+                )
+                gone = await cur.fetchall()
+                self._stats["vector_evictions"] += len(gone)
+                touched |= {g[0] for g in gone}
+            for name in touched:
+                await db.execute(
+                    "INSERT INTO vector_spaces (space, version) VALUES (?, ?)"
+                    " ON CONFLICT (space) DO UPDATE SET version = excluded.version",
+                    (name, seq),
+                )
+
+    @staticmethod
+    async def _tick(db: aiosqlite.Connection) -> int:
+        async with db.execute("UPDATE vector_clock SET n = n + 1 WHERE id = 0 RETURNING n") as cur:
+            row: Any = await cur.fetchone()
+        return int(row[0])
+
+    async def _vector_version(self, space: str) -> int:
+        async with self._use() as db:
+            sql = "SELECT version FROM vector_spaces WHERE space = ?"
+            async with db.execute(sql, (space,)) as cur:
+                row = await cur.fetchone()
+        return int(row[0]) if row is not None else 0
+
+    async def _vector_rows(self, space: str) -> VectorRows:
+        async with self._use() as db:
+            # The version first: a write landing in between makes the next read load again.
+            async with db.execute(
+                "SELECT version FROM vector_spaces WHERE space = ?", (space,)
+            ) as cur:
+                row = await cur.fetchone()
+            version = int(row[0]) if row is not None else 0
+            async with db.execute(
+                "SELECT member, vector, meta, expires_at FROM vectors WHERE space = ?"
+                " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq",
+                (space, time.time()),
+            ) as cur:
+                found = await cur.fetchall()
+        rows = tuple(VectorRow(m, bytes(v), bytes(meta), e) for m, v, meta, e in found)
+        return VectorRows(version, rows)
+
+    async def _vector_remove(self, space: str, member: str) -> None:
+        async with self._write() as db:
+            cur = await db.execute(
+                "DELETE FROM vectors WHERE space = ? AND member = ?", (space, member)
+            )
+            if cur.rowcount > 0:
+                seq = await self._tick(db)
+                await db.execute(
+                    "UPDATE vector_spaces SET version = ? WHERE space = ?", (seq, space)
+                )
 
     async def _close(self) -> None:
         db, self._db = self._db, None

@@ -1,0 +1,353 @@
+"""Near-miss guards: why two similar questions must not share an answer.
+
+An embedding scores a question and its negation, or the same words in another order, as
+near neighbours. The guards compare what an embedding blurs: negation and polarity,
+numbers, dates and amounts, named entities and ids, comparison words, the question's frame
+(question word, tense, modality, person, quantifiers, direction), the order of the words
+that carry meaning, and the share of content words that differ. A hit is refused when any
+guard finds a difference; each refusal names its guards.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from typing import Final
+
+from . import _lexicon as lx
+from ._lexicon import words as _words
+
+#: The guard names, in the order they are checked (and reported).
+GUARDS: Final = ("negation", "number", "entity", "comparison", "frame", "order", "content")
+
+#: The longest text the guards read; longer questions are only ever served exactly.
+MAX_GUARDED_CHARS: Final = 2000
+
+_APOSTROPHES: Final = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "`": "'"})
+_EDGE: Final = "\"'()[]{}<>,;:!?.\u201c\u201d\u00ab\u00bb*_~"
+_EMAIL: Final = re.compile(r"[^@\s]+@[^@\s]+\.[^\W\d_]{2,}")
+_URL: Final = re.compile(
+    r"(?:[a-z][a-z0-9+.-]*://\S+|www\.\S+|[\w-]+(?:\.[\w-]+)*\.[^\W\d_]{2,}(?:/\S*)?)"
+)
+_PIECE: Final = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*|\d+(?:[.,:/-]\d+)*|[^\w\s']")
+_NUMBER_UNIT: Final = re.compile(r"(\d+(?:[.,]\d+)*)([^\W\d_]+)")
+_ORDINAL: Final = frozenset({"st", "nd", "rd", "th"})
+_ORDINAL_WORDS: Final = {
+    str(i): w
+    for i, w in enumerate(
+        _words("first second third fourth fifth sixth seventh eighth ninth tenth"), 1
+    )
+}
+_THOUSANDS: Final = re.compile(r"^\d{1,3}(?:,\d{3})+(?:\.\d+)?$")
+_SENTENCE_END: Final = frozenset(".!?")
+_CONTRACTIONS: Final = {"'re": "are", "'ve": "have", "'m": "am", "'d": "would", "'ll": "'ll"}
+
+
+@dataclass(frozen=True, slots=True)
+class _Token:
+    kind: str  # word, number, entity, symbol
+    text: str  # folded
+    capital: bool = False  # written with a capital letter where a sentence does not start
+
+
+@dataclass(frozen=True, slots=True)
+class Parsed:
+    """What the guards read from one text (made once per text, then compared)."""
+
+    negations: int
+    polarity: frozenset[str]
+    amounts: tuple[str, ...]
+    entities: frozenset[str]
+    names: frozenset[str]
+    comparisons: frozenset[str]
+    frame: tuple[frozenset[str], ...]
+    modality: frozenset[str]
+    sequence: tuple[str, ...]
+    content: frozenset[str]
+    words: frozenset[str]
+
+
+def fold(text: str) -> str:
+    """NFKC, format characters dropped, one kind of apostrophe, whitespace collapsed."""
+    text = unicodedata.normalize("NFKC", text).translate(_APOSTROPHES)
+    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    return " ".join(text.split())
+
+
+def _stem(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        return word[:-1]
+    return word
+
+
+def _number(text: str) -> str:
+    if _THOUSANDS.match(text):
+        text = text.replace(",", "")
+    if "." in text and text.replace(".", "", 1).isdigit():
+        text = text.rstrip("0").rstrip(".") if "." in text else text
+    return text.lstrip("0") or "0"
+
+
+def _expand(word: str) -> list[str]:
+    """A folded word with its contractions spelled out (``isn't`` -> ``is``, ``not``)."""
+    if word in lx.NEGATED_AUX:
+        return [lx.NEGATED_AUX[word], "not"]
+    if word.endswith("n't"):
+        return [word[:-3], "not"]
+    if word.endswith("'s"):  # possessive or "is": the bare word is what both share
+        return [word[:-2], "'s"]
+    for suffix, full in _CONTRACTIONS.items():
+        if word.endswith(suffix):
+            return [word[: -len(suffix)], full]
+    return [word]
+
+
+def _tokens(text: str) -> list[_Token]:
+    out: list[_Token] = []
+    start = True  # at the start of a sentence
+    for chunk in text.split():
+        core = chunk.strip(_EDGE)
+        low = core.casefold()
+        if core and _EMAIL.fullmatch(low):
+            out.append(_Token("entity", low))
+        elif core and not low.replace(".", "").isdigit() and _URL.fullmatch(low):
+            out.append(_Token("entity", low.rstrip("/")))
+        else:
+            for piece in _PIECE.findall(chunk):
+                out.extend(_piece(piece, start))
+                start = False
+        start = chunk[-1:] in _SENTENCE_END
+    return out
+
+
+def _piece(piece: str, start: bool) -> list[_Token]:
+    low = piece.casefold()
+    if low[:1].isdigit():
+        return [_Token("number", _number(low))]
+    if not low[:1].isalpha():
+        symbol = lx.CURRENCY_SYMBOLS.get(low)
+        return [_Token("word", symbol)] if symbol else []
+    upper = piece[:1].isupper()
+    acronym = len(piece) > 1 and piece.isupper()
+    capital = (upper and not start) or acronym
+    return [_Token("word", w, capital and i == 0) for i, w in enumerate(_expand(low)) if w]
+
+
+def _split_number_units(text: str) -> str:
+    """``5km`` -> ``5 km``, ``3pm`` -> ``3 pm``, ``2nd`` -> ``2``; other letter-digit mixes
+    (``INV2041``) stay whole and read as ids."""
+
+    def sub(m: re.Match[str]) -> str:
+        number, unit = m.group(1), m.group(2).casefold()
+        if unit in _ORDINAL:
+            return _ORDINAL_WORDS.get(number, m.group(0))
+        if unit in lx.UNIT_WORDS or unit in lx.DATE_WORDS or unit in {"k", "m", "bn"}:
+            return f"{number} {unit}"
+        return m.group(0)
+
+    return _NUMBER_UNIT.sub(sub, text)
+
+
+def _ids(text: str) -> tuple[str, list[str]]:
+    """Pull out ids: a chunk mixing letters and digits (``INV-2041``), or a ``#``/``@``
+    handle, that is not an e-mail address or a URL."""
+    kept: list[str] = []
+    ids: list[str] = []
+    for chunk in text.split():
+        core = chunk.strip(_EDGE)
+        low = core.casefold()
+        mixed = any(c.isdigit() for c in core) and any(c.isalpha() for c in core)
+        handle = len(core) > 1 and core[0] in "#@"
+        if (mixed or handle) and not _EMAIL.fullmatch(low) and not _URL.fullmatch(low):
+            ids.append(low)
+        else:
+            kept.append(chunk)
+    return " ".join(kept), ids
+
+
+def _meaningful(token: _Token) -> bool:
+    return token.kind == "word" and token.text not in lx.STOPWORDS
+
+
+@functools.lru_cache(maxsize=4096)
+def parse(text: str) -> Parsed:
+    """Read one text for the guards (remembered: the same stored question comes back)."""
+    text = _split_number_units(fold(text))
+    text, ids = _ids(text)
+    tokens = _tokens(text)
+    words = [t.text for t in tokens if t.kind == "word"]
+    # "X's Y" reads as "Y of X", so "France's capital" and "the capital of France" agree.
+    i = 0
+    while i + 2 < len(tokens):
+        owner, owned = tokens[i], tokens[i + 2]
+        if tokens[i + 1].text == "'s" and _meaningful(owner) and _meaningful(owned):
+            tokens[i], tokens[i + 2] = owned, owner
+            i += 3
+        else:
+            i += 1
+    amounts: list[str] = []
+    entities = set(ids)
+    names: set[str] = set()
+    sequence: list[str] = []
+    content: set[str] = set()
+    questions: set[str] = set()
+    for i, t in enumerate(tokens):
+        w = t.text
+        if t.kind == "number":
+            amounts.append(w)
+            sequence.append(w)
+            continue
+        if t.kind == "entity":
+            entities.add(w)
+            sequence.append(w)
+            continue
+        if w in lx.NUMBER_WORDS:
+            amounts.append(lx.NUMBER_WORDS[w])
+        if w in lx.DATE_WORDS or w in lx.UNIT_WORDS:
+            amounts.append(_stem(w))
+        if t.capital and w not in lx.STOPWORDS:
+            names.add(w)
+        if w in lx.QUESTION_WORDS:
+            nxt = tokens[i + 1].text if i + 1 < len(tokens) else ""
+            questions.add(
+                "how " + nxt if w == "how" and nxt in lx.HOW_QUANTITY else lx.QUESTION_WORDS[w]
+            )
+        if w not in lx.STOPWORDS and w not in lx.NEGATIONS and w != "'s":
+            stem = _stem(w)
+            content.add(stem)
+            sequence.append(stem)
+    sequence.extend(f"@{e}" for e in ids)
+    comparisons = {w for w in words if w in lx.COMPARISONS}
+    comparisons |= {words[i - 1] for i, w in enumerate(words) if w == "than" and i > 0}
+    frame = (
+        frozenset(questions),
+        frozenset(lx.TENSE[w] for w in words if w in lx.TENSE),
+        frozenset(lx.PERSON[w] for w in words if w in lx.PERSON),
+        frozenset(lx.QUANTIFIERS[w] for w in words if w in lx.QUANTIFIERS),
+        frozenset(Counter(lx.DIRECTIONS[w] for w in words if w in lx.DIRECTIONS).items()),
+    )
+    modality = {lx.MODALITY[w] for w in words if w in lx.MODALITY}
+    if "have to" in " ".join(words) or "has to" in " ".join(words):
+        modality.add("must")
+    return Parsed(
+        negations=sum(w in lx.NEGATIONS for w in words),
+        polarity=frozenset(w for w in words if any(w in a or w in b for a, b in lx.ANTONYMS)),
+        amounts=tuple(sorted(amounts)),
+        entities=frozenset(entities),
+        names=frozenset(names),
+        comparisons=frozenset(comparisons),
+        frame=frame,
+        modality=frozenset(modality),
+        sequence=tuple(sequence),
+        content=frozenset(content),
+        words=frozenset(words) | frozenset(content),
+    )
+
+
+def _opposed(a: frozenset[str], b: frozenset[str]) -> bool:
+    for left, right in lx.ANTONYMS:
+        if (a & left and b & right and not b & left) or (a & right and b & left and not b & right):
+            return True
+    return False
+
+
+def _in_order(a: tuple[str, ...], b: tuple[str, ...]) -> bool:
+    """The items both sequences hold come in the same order in each."""
+    common = Counter(a) & Counter(b)
+    left = Counter(common)
+    right = Counter(common)
+    return _kept(a, left) == _kept(b, right)
+
+
+def _kept(items: tuple[str, ...], budget: Counter[str]) -> list[str]:
+    out = []
+    for x in items:
+        if budget[x] > 0:
+            budget[x] -= 1
+            out.append(x)
+    return out
+
+
+def content_change(a: Parsed, b: Parsed) -> float:
+    """The share of content words in one text but not the other (0: the same words)."""
+    union = a.content | b.content
+    return len(a.content ^ b.content) / len(union) if union else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class NearMissGuards:
+    """The checks that refuse a near hit; each can be turned off, the share tuned.
+
+    Args:
+        max_content_change: the largest share of content words (words other than function
+            words, stemmed) that may differ between the two texts, from 0 (the same content
+            words) to 1. A larger share is a refusal named ``content``.
+        negation: refuse a different count of negations (``not``, ``never``, ``n't``, ...)
+            or words of opposite polarity (``open``/``closed``, ``enable``/``disable``).
+        number: refuse different numbers, dates, times, periods, units or currencies.
+        entity: refuse different e-mail addresses, URLs, ids, or a name (a word written
+            with a capital letter where no sentence starts) the other text lacks.
+        comparison: refuse different comparison words (more/less, before/after, ``-er
+            than``).
+        frame: refuse a different question word, tense, person, quantifier, direction
+            (to/from, by, with) or modality (may one / must one).
+        order: refuse the same meaningful words in another order (``from Paris to Rome``
+            and ``from Rome to Paris``).
+
+    Raises:
+        ValueError: when ``max_content_change`` is not between 0 and 1.
+    """
+
+    max_content_change: float = 0.5
+    negation: bool = True
+    number: bool = True
+    entity: bool = True
+    comparison: bool = True
+    frame: bool = True
+    order: bool = True
+
+    def __post_init__(self) -> None:
+        share = self.max_content_change
+        if isinstance(share, bool) or not isinstance(share, int | float) or not 0 <= share <= 1:
+            raise ValueError(f"max_content_change must be between 0 and 1, got {share!r}")
+
+    def refusals(self, stored: str, asked: str) -> tuple[str, ...]:
+        """The guards that refuse serving ``stored``'s answer to ``asked`` (empty: allowed).
+
+        Args:
+            stored: the question whose answer is in the cache.
+            asked: the question being asked now.
+
+        Returns:
+            The names of the guards that found a difference, in :data:`GUARDS` order.
+        """
+        if len(stored) > MAX_GUARDED_CHARS or len(asked) > MAX_GUARDED_CHARS:
+            return ("content",)
+        a, b = parse(stored), parse(asked)
+        found: list[str] = []
+        if self.negation and (a.negations != b.negations or _opposed(a.polarity, b.polarity)):
+            found.append("negation")
+        if self.number and a.amounts != b.amounts:
+            found.append("number")
+        if self.entity and (
+            a.entities != b.entities or not a.names <= b.words or not b.names <= a.words
+        ):
+            found.append("entity")
+        if self.comparison and a.comparisons != b.comparisons:
+            found.append("comparison")
+        if self.frame and (
+            a.frame != b.frame or (a.modality and b.modality and a.modality != b.modality)
+        ):
+            found.append("frame")
+        if self.order and not _in_order(a.sequence, b.sequence):
+            found.append("order")
+        if content_change(a, b) > self.max_content_change:
+            found.append("content")
+        return tuple(found)
