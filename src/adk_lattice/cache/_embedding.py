@@ -75,6 +75,14 @@ class WordLlamaEmbedder:
         return self._model.embed([text], norm=True)[0]  # type: ignore[no-any-return]
 
 
+def embedding_text(text: str) -> str:
+    """What is embedded for a question: folded (NFKC, no format characters, one kind of
+    apostrophe, single spaces) and case-folded, so "PARIS?" and "paris?" embed alike."""
+    from ._guards import fold
+
+    return fold(text).casefold()
+
+
 def check_embedder(backend: Any) -> Embedder:
     """Validate a backend.
 

@@ -99,6 +99,25 @@ ANTONYMS: Final = tuple(
     )
 )
 
+#: Words that undo or refuse an action: one in one text and not the other is a refusal
+#: ("book a table" and "cancel the table").
+REVERSALS: Final = frozenset(
+    words(
+        """cancel cancelled canceled cancelling cancellation undo revoke revoked
+    withdraw stop stopped disable disabled block blocked unblock unsubscribe refuse
+    refused reject rejected decline declined deny denied delete deleted remove removed
+    leave left quit exit exited return returned refund refunded reverse reversed
+    unfollow unlink unshare expire expired terminate terminated suspend suspended
+    pause paused end ended close closed lose lost sell sold drop dropped"""
+    )
+)
+
+#: Antonym pairs whose words are also particles or prepositions ("on Sunday", "looks
+#: like"): they refuse only when both texts use the pair.
+PARTICLES: Final = frozenset(
+    i for i, (a, _) in enumerate(ANTONYMS) if a & frozenset(words("on up in like love"))
+)
+
 #: Comparison words: more/less, before/after and their kin.
 COMPARISONS: Final = frozenset(
     words("""more less fewer most least greater greatest smaller smallest bigger biggest larger
@@ -126,8 +145,19 @@ QUESTION_WORDS: Final = {
 #: ``how`` followed by one of these asks for a quantity, not a manner.
 HOW_QUANTITY: Final = frozenset(words("many much long far old often big tall soon fast large"))
 
+#: ``what`` followed by one of these (after ``is the``) asks ``how``.
+HOW_NOUNS: Final = frozenset(words("way ways method steps procedure"))
+
+#: ``what`` or ``which`` followed by one of these asks ``when``.
+WHEN_NOUNS: Final = frozenset(words("time date day year month hour"))
+
 #: Auxiliaries that set the tense of a question.
 TENSE: Final = {
+    "do": "present",
+    "does": "present",
+    "is": "present",
+    "are": "present",
+    "am": "present",
     "did": "past",
     "was": "past",
     "were": "past",
@@ -164,7 +194,10 @@ PERSON: Final = {
 #: Quantifiers and focus words by class.
 QUANTIFIERS: Final = {
     **dict.fromkeys(words("all every each always everyone everybody everything both"), "all"),
-    **dict.fromkeys(words("some any several sometimes someone somebody something"), "some"),
+    # "any" is left out: "is there any way" asks what "is there a way" asks.
+    # "someone" and "something" are left out: "can someone with an allergy eat it" asks
+    # what "is it safe for an allergy" asks.
+    **dict.fromkeys(words("some several sometimes"), "some"),
     **dict.fromkeys(words("only just solely exclusively"), "only"),
     **dict.fromkeys(words("also too even"), "also"),
     **dict.fromkeys(words("either"), "either"),

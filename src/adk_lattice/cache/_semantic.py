@@ -20,7 +20,14 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from ._embedding import Embedder, WordLlamaEmbedder, check_embedder, import_numpy, to_vector
+from ._embedding import (
+    Embedder,
+    WordLlamaEmbedder,
+    check_embedder,
+    embedding_text,
+    import_numpy,
+    to_vector,
+)
 from ._guards import GUARDS, MAX_GUARDED_CHARS, NearMissGuards
 from ._index import ScopeIndex
 from ._keys import KEY_VERSION, Scope, request_digest, scope_digest
@@ -37,7 +44,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("adk_lattice.cache")
 
 #: The similarity threshold measured on the tuning half of ``make bench-cache``.
-DEFAULT_THRESHOLD: Final = 0.8
+DEFAULT_THRESHOLD: Final = 0.84
 _MAX_PENDING: Final = 4096
 
 
@@ -205,7 +212,7 @@ class SemanticResponseCache(ResponseCache):
 
     async def _embed(self, text: str, ctx: Context) -> bytes | None:
         try:
-            result = self.embedder(text)
+            result = self.embedder(embedding_text(text))
             if inspect.isawaitable(result):
                 result = await result
             vector = to_vector(result, self.dim)
