@@ -159,7 +159,7 @@ class SemanticResponseCache(ResponseCache):
         self.dim = dim if dim is not None else getattr(self.embedder, "dim", None)
         self._probe()
         self._index = ScopeIndex(store)
-        self._pending: OrderedDict[str, _Query] = OrderedDict()
+        self._pending: OrderedDict[str, _Query | None] = OrderedDict()
         self._failing = False
         for stat in ("semantic_hits", "near_refused", "backend_errors", "vectors_stored"):
             self._stats[stat] = 0
@@ -236,9 +236,9 @@ class SemanticResponseCache(ResponseCache):
 
     async def _near(self, key: str, ctx: Context, llm_request: LlmRequest) -> LlmResponse | None:
         query = await self._query(ctx, llm_request)
+        self._remember(key, query)  # None too: the store step must not embed it again
         if query is None:
             return None
-        self._remember(key, query)
         np = import_numpy()
         found = await self._index.search(
             query.space,
@@ -275,7 +275,7 @@ class SemanticResponseCache(ResponseCache):
             report(ctx, "cache_skip", handler=self.name, reason=f"near_miss_{refused[0]}")
         return None
 
-    def _remember(self, key: str, query: _Query) -> None:
+    def _remember(self, key: str, query: _Query | None) -> None:
         self._pending[key] = query
         self._pending.move_to_end(key)
         while len(self._pending) > _MAX_PENDING:
@@ -283,9 +283,7 @@ class SemanticResponseCache(ResponseCache):
 
     async def _before_store(self, key: str, ctx: Context, llm_request: LlmRequest) -> None:
         if key not in self._pending:  # the lookup was bypassed: the answer is still kept
-            query = await self._query(ctx, llm_request)
-            if query is not None:
-                self._remember(key, query)
+            self._remember(key, await self._query(ctx, llm_request))
 
     async def _after_store(self, key: str, *, stored: bool) -> None:
         query = self._pending.pop(key, None)
