@@ -25,7 +25,7 @@ from semantic_sets import ATTACKS, Pair, half, pairs  # this folder is sys.path[
 
 from adk_lattice.cache import GUARDS, NearMissGuards, WordLlamaEmbedder
 from adk_lattice.cache._embedding import embedding_text
-from adk_lattice.cache._guards import content_change, parse
+from adk_lattice.cache._guards import content_change, content_replaced, parse
 
 THRESHOLDS = [round(0.5 + 0.01 * i, 2) for i in range(50)]
 SHARES = [0.0, 0.2, 0.25, 0.34, 0.4, 0.5, 0.6, 1.0]
@@ -39,10 +39,11 @@ class Scored:
     similarity: float
     reasons: tuple[str, ...]  # every guard but content
     change: float  # content share
+    replaced: bool  # a content word replaced by another
 
     def refused_by(self, share: float, off: str | None = None) -> tuple[str, ...]:
         found = [r for r in self.reasons if r != off]
-        if off != "content" and self.change > share:
+        if off != "content" and (self.replaced or self.change > share):
             found.append("content")
         return tuple(found)
 
@@ -81,6 +82,7 @@ def score(all_pairs: list[Pair], embed: Any) -> list[Scored]:
                 sim,
                 _ALL_BUT_CONTENT.refusals(p.stored, p.asked)[:],
                 content_change(parse(p.stored), parse(p.asked)),
+                content_replaced(parse(p.stored), parse(p.asked)),
             )
         )
     for s in out:

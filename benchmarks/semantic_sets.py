@@ -685,4 +685,25 @@ ATTACKS: tuple[tuple[str, str, str], ...] = (
         "Is it not true that the shop is closed?",
         "Is it true that the shop is closed?",
     ),
+    (
+        "long_lowercase_swap",
+        "i need to ship a fragile ceramic vase from my shop in lisbon to a customer in porto,"
+        " what packaging and courier do you recommend",
+        "i need to ship a fragile ceramic vase from my shop in lisbon to a customer in braga,"
+        " what packaging and courier do you recommend",
+    ),
+    (
+        "long_word_swap",
+        "Our team of twelve engineers uses shared laptops, a build server and a staging"
+        " database; how should we rotate the database credentials safely?",
+        "Our team of twelve engineers uses shared laptops, a build server and a staging"
+        " database; how should we rotate the server credentials safely?",
+    ),
+    (
+        "long_antonym_unlisted",
+        "For the quarterly report, summarise the main risks, the open customer complaints"
+        " and the strong regions in our northern sales territory",
+        "For the quarterly report, summarise the main risks, the open customer complaints"
+        " and the weak regions in our northern sales territory",
+    ),
 )

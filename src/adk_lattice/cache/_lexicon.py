@@ -275,6 +275,21 @@ UNIT_WORDS: Final = frozenset(
     gb mb kb tb byte bytes mph kph kwh watt watts volt volts""")
 )
 
+#: Currency names and codes, read as one code ("$5", "5 dollars" and "5 USD" agree).
+CURRENCIES: Final = {
+    **dict.fromkeys(words("usd dollar dollars bucks"), "usd"),
+    **dict.fromkeys(words("eur euro euros"), "eur"),
+    **dict.fromkeys(words("gbp pound pounds quid"), "gbp"),
+    **dict.fromkeys(words("jpy yen"), "jpy"),
+    **dict.fromkeys(words("inr rupee rupees"), "inr"),
+    **dict.fromkeys(words("chf franc francs"), "chf"),
+    **dict.fromkeys(words("cad"), "cad"),
+    **dict.fromkeys(words("aud"), "aud"),
+    **dict.fromkeys(words("sek krona kronor"), "sek"),
+    **dict.fromkeys(words("cny yuan rmb"), "cny"),
+    **dict.fromkeys(words("btc bitcoin bitcoins"), "btc"),
+}
+
 #: Currency symbols and what they read as.
 CURRENCY_SYMBOLS: Final = {
     "$": "usd",
