@@ -15,7 +15,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from . import _lexicon as lx
 from ._lexicon import words as _words
@@ -70,7 +70,7 @@ class Parsed:
     entities: frozenset[str]
     names: frozenset[str]
     comparisons: frozenset[str]
-    frame: tuple[frozenset[str], ...]
+    frame: tuple[frozenset[Any], ...]
     modality: frozenset[str]
     sequence: tuple[str, ...]
     positions: tuple[int, ...]

@@ -216,7 +216,7 @@ class RedisStore(Store):
     ) -> None:
         ms = max(1, int(ttl * 1000)) if ttl is not None else 0
         value = struct.pack("<I", len(vector)) + vector + meta
-        args = [member, value, ms, limit]
+        args: list[bytes | str | int] = [member, value, ms, limit]
         await self._vector_add_script(keys=self._space_keys(space), args=args)
 
     async def _vector_version(self, space: str) -> int:

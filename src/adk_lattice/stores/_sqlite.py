@@ -19,7 +19,8 @@ from typing import Any
 
 import aiosqlite
 
-from ._base import Store, VectorRow, VectorRows
+from ._base import Store
+from ._sqlite_vectors import VECTOR_SCHEMA, SQLiteVectors
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -45,39 +46,8 @@ CREATE TABLE IF NOT EXISTS counters (
     expires_at REAL NOT NULL
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS counters_expires ON counters (expires_at);
-CREATE TABLE IF NOT EXISTS vectors (
-    space TEXT NOT NULL,
-    member TEXT NOT NULL,
-    vector BLOB NOT NULL,
-    meta BLOB NOT NULL,
-    expires_at REAL,
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (space, member)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS vectors_space_seq ON vectors (space, seq);
-CREATE INDEX IF NOT EXISTS vectors_seq ON vectors (seq);
-CREATE INDEX IF NOT EXISTS vectors_expires ON vectors (expires_at);
-CREATE TABLE IF NOT EXISTS vector_spaces (space TEXT PRIMARY KEY, version INTEGER NOT NULL)
-    WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS vector_clock (
-    id INTEGER PRIMARY KEY CHECK (id = 0), n INTEGER, rows INTEGER);
-INSERT OR IGNORE INTO vector_clock VALUES (0, 0, 0);
-CREATE TRIGGER IF NOT EXISTS vectors_ins AFTER INSERT ON vectors BEGIN
-    UPDATE vector_clock SET rows = rows + 1 WHERE id = 0; END;
-CREATE TRIGGER IF NOT EXISTS vectors_del AFTER DELETE ON vectors BEGIN
-    UPDATE vector_clock SET rows = rows - 1 WHERE id = 0; END;
 """
 
-_VECTOR_UPSERT = """
-INSERT INTO vectors (space, member, vector, meta, expires_at, seq) VALUES (?, ?, ?, ?, ?, ?)
-ON CONFLICT (space, member) DO UPDATE SET vector = excluded.vector, meta = excluded.meta,
-    expires_at = excluded.expires_at, seq = excluded.seq
-"""
-# Past the space's limit, every row older than the limit-th newest goes.
-_VECTOR_TRIM = """
-DELETE FROM vectors WHERE space = :space AND seq <= (
-    SELECT seq FROM vectors WHERE space = :space ORDER BY seq DESC LIMIT 1 OFFSET :limit)
-"""
 
 # One statement: a live counter goes up by the amount, an expired or absent one starts a
 # new window.
@@ -98,7 +68,7 @@ _GIVE_BACK = (
 _EVICT_BATCH = 32
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLiteVectors, Store):
     """A store in an SQLite file: TTL, an entry and byte bound, least recently used evicted.
 
     A read refreshes an entry's recency at most every ``touch_interval`` seconds, so
@@ -184,7 +154,7 @@ class SQLiteStore(Store):
                 await db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
                 await db.execute("PRAGMA journal_mode = WAL")
                 await db.execute("PRAGMA synchronous = NORMAL")
-                await db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+                await db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}{VECTOR_SCHEMA}COMMIT;")
             except sqlite3.OperationalError as exc:
                 await db.close()
                 busy = "locked" in str(exc) or "busy" in str(exc)
@@ -310,88 +280,6 @@ class SQLiteStore(Store):
             row = await cur.fetchone()
             await db.execute("DELETE FROM entries WHERE key >= ? AND key < ?", (prefix, upper))
         return int(row[0]) if row is not None else 0
-
-    # -- vectors -----------------------------------------------------------------------------
-
-    async def _vector_add(
-        self, space: str, member: str, vector: bytes, meta: bytes, ttl: float | None, limit: int
-    ) -> None:
-        now = time.time()
-        expires = now + ttl if ttl is not None else None
-        async with self._write() as db:
-            seq = await self._tick(db)
-            await db.execute(_VECTOR_UPSERT, (space, member, vector, meta, expires, seq))
-            await db.execute(
-                "DELETE FROM vectors WHERE space = ? AND expires_at <= ?", (space, now)
-            )
-            await db.execute(_VECTOR_TRIM, {"space": space, "limit": limit})
-            touched = {space}
-            # A few expired rows of other spaces go on every write (readers skip them anyway).
-            cur = await db.execute(
-                "DELETE FROM vectors WHERE (space, member) IN (SELECT space, member FROM vectors"
-                " WHERE expires_at <= ? LIMIT ?) RETURNING space",
-                (now, _EVICT_BATCH),
-            )
-            await cur.fetchall()
-            async with db.execute("SELECT rows FROM vector_clock WHERE id = 0") as cur:
-                row: Any = await cur.fetchone()
-            excess = int(row[0]) - self.max_vectors
-            if excess > 0:
-                cur = await db.execute(
-                    "DELETE FROM vectors WHERE (space, member) IN (SELECT space, member FROM"
-                    " vectors ORDER BY seq LIMIT ?) RETURNING space",
-                    (excess,),
-                )
-                gone = await cur.fetchall()
-                self._stats["vector_evictions"] += len(gone)
-                touched |= {g[0] for g in gone}
-            for name in touched:
-                await db.execute(
-                    "INSERT INTO vector_spaces (space, version) VALUES (?, ?)"
-                    " ON CONFLICT (space) DO UPDATE SET version = excluded.version",
-                    (name, seq),
-                )
-
-    @staticmethod
-    async def _tick(db: aiosqlite.Connection) -> int:
-        async with db.execute("UPDATE vector_clock SET n = n + 1 WHERE id = 0 RETURNING n") as cur:
-            row: Any = await cur.fetchone()
-        return int(row[0])
-
-    async def _vector_version(self, space: str) -> int:
-        async with self._use() as db:
-            sql = "SELECT version FROM vector_spaces WHERE space = ?"
-            async with db.execute(sql, (space,)) as cur:
-                row = await cur.fetchone()
-        return int(row[0]) if row is not None else 0
-
-    async def _vector_rows(self, space: str) -> VectorRows:
-        async with self._use() as db:
-            # The version first: a write landing in between makes the next read load again.
-            async with db.execute(
-                "SELECT version FROM vector_spaces WHERE space = ?", (space,)
-            ) as cur:
-                row = await cur.fetchone()
-            version = int(row[0]) if row is not None else 0
-            async with db.execute(
-                "SELECT member, vector, meta, expires_at FROM vectors WHERE space = ?"
-                " AND (expires_at IS NULL OR expires_at > ?) ORDER BY seq",
-                (space, time.time()),
-            ) as cur:
-                found = await cur.fetchall()
-        rows = tuple(VectorRow(m, bytes(v), bytes(meta), e) for m, v, meta, e in found)
-        return VectorRows(version, rows)
-
-    async def _vector_remove(self, space: str, member: str) -> None:
-        async with self._write() as db:
-            cur = await db.execute(
-                "DELETE FROM vectors WHERE space = ? AND member = ?", (space, member)
-            )
-            if cur.rowcount > 0:
-                seq = await self._tick(db)
-                await db.execute(
-                    "UPDATE vector_spaces SET version = ? WHERE space = ?", (seq, space)
-                )
 
     async def _close(self) -> None:
         db, self._db = self._db, None

@@ -177,5 +177,6 @@ def cache_match(outcome: Outcome) -> tuple[str, str, float | None] | None:
     if not isinstance(marker, Mapping) or not isinstance(marker.get("match"), str):
         return None
     similarity = marker.get("similarity")
-    number = isinstance(similarity, int | float) and not isinstance(similarity, bool)
-    return str(marker.get("cache")), marker["match"], float(similarity) if number else None
+    if isinstance(similarity, bool) or not isinstance(similarity, int | float):
+        similarity = None
+    return str(marker.get("cache")), marker["match"], similarity
