@@ -82,7 +82,7 @@ class ScopeIndex:
             self._copies.move_to_end(space)
         if not copy.members:
             return [], -1.0
-        scores = copy.matrix @ query
+        scores = _scores(np, copy.matrix, query)
         scores[copy.expires <= time.time()] = -2.0
         best = float(scores.max())
         found = np.flatnonzero(scores >= threshold)
@@ -97,22 +97,15 @@ class ScopeIndex:
         texts: list[str] = []
         expires: list[float] = []
         for row in rows.rows:
-            if len(row.vector) != 4 * dim:
+            text = _text(row.meta) if len(row.vector) == 4 * dim else None
+            if text is None:  # another dimension, or metadata that does not read
                 self.skipped += 1
                 continue
-            try:
-                text = json.loads(row.meta)["text"]
-            except (ValueError, KeyError, TypeError):
-                self.skipped += 1
-                continue
-            if not isinstance(text, str):
-                self.skipped += 1
-                continue
-            vectors.append(np.frombuffer(row.vector, dtype="<f4"))
+            vectors.append(row.vector)
             members.append(row.member)
             texts.append(text)
             expires.append(row.expires_at if row.expires_at is not None else float("inf"))
-        matrix = np.vstack(vectors) if vectors else np.zeros((0, dim), dtype="<f4")
+        matrix = np.frombuffer(b"".join(vectors), dtype="<f4").reshape(len(members), dim)
         copy = _Copy(rows.version, matrix, members, texts, np.asarray(expires, dtype="f8"))
         old = self._copies.pop(space, None)
         if old is not None:
@@ -123,3 +116,24 @@ class ScopeIndex:
             _, gone = self._copies.popitem(last=False)
             self._rows -= len(gone.members)
         return copy
+
+
+#: Rows per matrix-vector product: OpenBLAS runs a larger product on several threads,
+#: which on a busy machine costs several times what one thread takes (1 ms for 10,000
+#: rows of 256 dimensions, against 8 ms threaded on two loaded cores).
+_CHUNK = 1024
+
+
+def _scores(np: Any, matrix: np.ndarray, query: np.ndarray) -> np.ndarray:
+    out = np.empty(matrix.shape[0], dtype="<f4")
+    for start in range(0, matrix.shape[0], _CHUNK):
+        np.dot(matrix[start : start + _CHUNK], query, out=out[start : start + _CHUNK])
+    return out  # type: ignore[no-any-return]
+
+
+def _text(meta: bytes) -> str | None:
+    try:
+        text = json.loads(meta)["text"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return text if isinstance(text, str) else None

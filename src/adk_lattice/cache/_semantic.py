@@ -105,7 +105,7 @@ class SemanticResponseCache(ResponseCache):
         guards: NearMissGuards | None = None,
         dim: int | None = None,
         max_per_scope: int = 10_000,
-        max_candidates: int = 8,
+        max_candidates: int = 32,
         max_chars: int = 1000,
         name: str = "semantic_cache",
         ttl: float | None = 3600.0,

@@ -184,11 +184,13 @@ class MemoryStore(Store):
             _, rows = self._spaces.get(space, (0, {}))
             rows.pop(member, None)  # a replaced row is the newest again
             self._vector_order.pop((space, member), None)
-            for old in [
-                m for m, r in rows.items() if r.expires_at is not None and r.expires_at <= now
-            ]:
-                del rows[old]
-                self._vector_order.pop((space, old), None)
+            if len(rows) >= limit:  # full: expired rows make room before live ones go
+                expired = [
+                    m for m, r in rows.items() if r.expires_at is not None and r.expires_at <= now
+                ]
+                for old in expired:
+                    del rows[old]
+                    self._vector_order.pop((space, old), None)
             rows[member] = row
             self._vector_order[(space, member)] = None
             while len(rows) > limit:
