@@ -204,18 +204,19 @@ def main() -> int:
         "held_out": summary(held, threshold, share),
         "all": summary(rows, threshold, share),
         "per_guard_all": per_guard(rows, threshold, share),
-        "embedding_alone": {
-            str(t): summary(rows, t, 1.0) | {"note": "no guard"}
-            for t in (0.8, 0.9, 0.95, threshold)
-        },
         "attacks": attacks(threshold, share, embed),
     }
-    for key in report["embedding_alone"].values():
-        key.pop("near_misses_by_class")
-    no_guard = {
-        t: sum(s.similarity >= t for s in rows if not s.pair.same) for t in (0.8, 0.9, 0.95)
+    # What the embedding alone would serve (a similarity threshold and no guard).
+    misses = [s for s in rows if not s.pair.same]
+    paras = [s for s in rows if s.pair.same]
+    report["embedding_alone"] = {
+        str(t): {
+            "false_hits": sum(s.similarity >= t for s in misses),
+            "near_miss_pairs": len(misses),
+            "paraphrase_hit_rate": round(sum(s.similarity >= t for s in paras) / len(paras), 4),
+        }
+        for t in (0.8, 0.9, 0.95, threshold)
     }
-    report["embedding_alone_false_hits"] = no_guard
     target.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(_tables(report))
     print(f"\nJSON: {target}")
@@ -255,9 +256,12 @@ def _tables(r: dict[str, Any]) -> str:
     out += ["", "| near-miss class | pairs | false hits |", "|---|---|---|"]
     for kind, c in r["all"]["near_misses_by_class"].items():
         out.append(f"| {kind} | {c['pairs']} | {c['false_hits']} |")
-    out += ["", "embedding alone (no guard), near misses at or above:"]
-    for t, n in r["embedding_alone_false_hits"].items():
-        out.append(f"- {t}: {n} of {r['all']['near_miss_pairs']}")
+    out += ["", "| embedding alone, threshold | false hits | paraphrase hits |", "|---|---|---|"]
+    for t, e in r["embedding_alone"].items():
+        out.append(
+            f"| {t} | {e['false_hits']} of {e['near_miss_pairs']} |"
+            f" {e['paraphrase_hit_rate'] * 100:.1f}% |"
+        )
     a = r["attacks"]
     out += ["", f"attacks written after tuning: {a['false_hits']} false hits of {a['pairs']} pairs"]
     for leak in a["leaks"]:
