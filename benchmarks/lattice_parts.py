@@ -48,7 +48,7 @@ async def _turn_outcomes() -> tuple[Any, list[tuple[Any, dict[str, Any]]], dict[
     """One real tool turn of the bundle: its observers, outcomes (with notes) and inputs."""
     import scenarios  # this folder is sys.path[0]
 
-    from adk_lattice.telemetry._notes import notes_of
+    from adk_lattice._notes import notes_of
 
     setup = scenarios._Setup("bundle", "tool", tempfile.mkdtemp(prefix="bench-"))
     dispatch = setup.runner.plugin_manager.plugins[0]._dispatch

@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator
 import phonenumbers as pn
 
 from adk_lattice.policy import RedactPII
-from adk_lattice.policy.pii import PHONE
+from adk_lattice.policy.pii.detectors import PHONE
 
 TYPES = {
     "fixed line": pn.PhoneNumberType.FIXED_LINE,

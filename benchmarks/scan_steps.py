@@ -17,10 +17,10 @@ from collections.abc import Callable
 from scan import PROSE, _fill, _json  # this folder is sys.path[0]
 
 from adk_lattice.policy import RedactPII
-from adk_lattice.policy._normalize import fold
-from adk_lattice.policy._phone import _windows
-from adk_lattice.policy.injection_detectors import RulesDetector
-from adk_lattice.policy.pii import opened
+from adk_lattice.policy._text.normalize import fold
+from adk_lattice.policy.injection.detectors import RulesDetector
+from adk_lattice.policy.pii._phone import _windows
+from adk_lattice.policy.pii.detectors import opened
 
 CALLS = 20_000
 

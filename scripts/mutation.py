@@ -77,7 +77,7 @@ MODULES = _measured()
 #: longer than most modules' tests), asked back for the one module they measure. Its pass
 #: collects them in mutmut's parent process, so torch is imported once there and every
 #: mutant's fork starts with it loaded (see ``pytest_ignore_collect`` in tests/conftest.py).
-OWN_TESTS = {"policy.injection_classifier": ("tests/policy/test_injection_classifier.py",)}
+OWN_TESTS = {"policy.injection.classifier": ("tests/policy/test_injection_classifier.py",)}
 #: The variable that asks them back.
 OWN_TESTS_VAR = "ADK_LATTICE_MUTATION_TESTS"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from adk_lattice._cli import main
+from adk_lattice._config.cli import main
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 

@@ -7,7 +7,7 @@ audit, cache store) that see the final outcome of every hook.
 """
 
 from ._chain import ReturnGuardError
-from ._config import ConfigError
+from ._config.read import ConfigError
 from ._handlers import FunctionHandler, Mode, configure, on
 from ._hooks import HOOKS, HookName, OnError, Tier
 from ._outcome import Outcome, Step

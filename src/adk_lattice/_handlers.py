@@ -10,6 +10,10 @@ from typing import Any, Final, Literal, TypeVar
 from ._adk_plugins import PluginObserver, is_plugin, plugin_callbacks
 from ._hooks import DEFAULT_ON_ERROR, HOOK_ARGS, HOOKS, TOOL_HOOKS, HookName, OnError, Tier
 
+#: A class attribute only ``Lattice`` sets: how binding recognises a nested lattice without
+#: importing the plugin (which imports this module).
+LATTICE_MARK: Final = "_adk_lattice_plugin"
+
 _OPTIONS: Final = ("name", "agents", "tools", "on_error", "partial", "timeout", "mode")
 _MODES: Final = ("enforce", "shadow")
 _ON_ERROR: Final = ("deny", "skip", "raise")
@@ -254,9 +258,7 @@ def _refuse_mistakes(obj: Any, name: str) -> None:
             f"{name!r} is a plain function: register it on a hook with "
             f"@on('before_tool') (or another hook name) so the lattice knows when to call it"
         )
-    from ._plugin import Lattice
-
-    if isinstance(obj, Lattice):
+    if getattr(type(obj), LATTICE_MARK, False) is True:
         raise TypeError(
             f"{name!r} is a Lattice: a Lattice cannot run inside another one; list its "
             f"handlers in this Lattice instead"

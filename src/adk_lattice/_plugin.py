@@ -6,13 +6,13 @@ import asyncio
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, final
+from typing import TYPE_CHECKING, Any, ClassVar, final
 
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 
 from ._chain import denial
-from ._config import config_from_env, read_config, read_config_name
+from ._config.read import config_from_env, read_config, read_config_name
 from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
 from ._handlers import Mode
@@ -78,6 +78,9 @@ class Lattice(BasePlugin):
         ConfigError: when the config file is missing or has problems (a ``ValueError``
             listing every one, with file, table and key).
     """
+
+    #: Marks the class for binding, which refuses a Lattice inside another (``LATTICE_MARK``).
+    _adk_lattice_plugin: ClassVar[bool] = True
 
     def __init__(
         self,

@@ -14,11 +14,15 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from google.adk.tools.base_tool import BaseTool
 
 from ._hooks import Tier
+
+#: Where a policy lists, on a checked call's record (``CallRecord.data``), the untrusted
+#: sources then in context; the audit record reports them.
+UNTRUSTED_SOURCES: Final = "adk_lattice.untrusted_sources"
 
 
 @dataclass(slots=True, eq=False)

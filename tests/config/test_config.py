@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from adk_lattice import ConfigError, Lattice
-from adk_lattice._cli import main
+from adk_lattice._config.cli import main
 from adk_lattice.policy import CallLimits, RateLimit
 from adk_lattice.state import StateKey
 from adk_lattice.stores import MemoryStore, RedisStore
@@ -65,7 +65,7 @@ use = "adk_lattice.cache:ResponseCache"
 args = { store = "@stores.shared" }
 """,
     )
-    from adk_lattice._config import read_config
+    from adk_lattice._config.read import read_config
 
     config = read_config(path)
     limit, cache = config.tiers["policy"][0], config.tiers["cache"][0]
@@ -88,7 +88,7 @@ use = "adk_lattice.policy:RateLimit"
 args = { limit = 5, window_seconds = 60, per = "@state.tenant" }
 """,
     )
-    from adk_lattice._config import read_config
+    from adk_lattice._config.read import read_config
 
     limit = read_config(path).tiers["policy"][0]
     assert isinstance(limit.per, StateKey)
@@ -101,7 +101,7 @@ def test_a_redis_url_comes_from_the_environment(
     """``url_env`` names the variable holding the Redis URL; the store uses its value."""
     monkeypatch.setenv("CFG_REDIS_URL", "redis://127.0.0.1:1/3")
     path = write(tmp_path, '[stores.shared]\ntype = "redis"\nurl_env = "CFG_REDIS_URL"\n')
-    from adk_lattice._config import read_config
+    from adk_lattice._config.read import read_config
 
     store = read_config(path).stores["shared"]
     assert isinstance(store, RedisStore)

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from adk_lattice.policy import Clamp, Round
-from adk_lattice.policy.arguments import hygiene, run_check, schema_check, where
+from adk_lattice.policy.tools.arguments import hygiene, run_check, schema_check, where
 
 LIMITS = {"max_string": 5, "max_depth": 3, "max_items": 4}
 

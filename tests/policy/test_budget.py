@@ -17,8 +17,8 @@ from google.genai import types
 
 from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import Budget, Price, TokenBudget
-from adk_lattice.policy import budget as budget_module
 from adk_lattice.policy._common import DENIAL_STATE_KEY
+from adk_lattice.policy.limits import budget as budget_module
 from adk_lattice.stores import MemoryStore, RedisStore, Store
 from adk_lattice.telemetry import AuditLog, notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse

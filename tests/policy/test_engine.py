@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from adk_lattice.policy._engine import ENGINE, PatternSet, to_re2
-from adk_lattice.policy.injection_rules import RULES
+from adk_lattice.policy._text.engine import ENGINE, PatternSet, to_re2
+from adk_lattice.policy.injection.rules import RULES
 
 DATA = Path(__file__).parent / "data"
 
@@ -78,7 +78,7 @@ needs_re2 = pytest.mark.skipif(ENGINE != "re2", reason="needs google-re2")
 @needs_re2
 def test_byte_patterns_read_utf8_unless_asked_for_latin1() -> None:
     """A byte pattern matches UTF-8 text by default, and Latin-1 bytes when asked to."""
-    from adk_lattice.policy._engine import re2_bytes
+    from adk_lattice.policy._text.engine import re2_bytes
 
     assert re2_bytes("\u00e9t\u00e9").search("\u00e9t\u00e9".encode()) is not None
     assert re2_bytes("\u00e9t\u00e9", latin1=True).search("\u00e9t\u00e9".encode("latin-1"))
@@ -105,7 +105,7 @@ def test_translated_patterns_match_what_python_re_matches(
     """A Python pattern rewritten for RE2 matches exactly the texts Python's re matches."""
     import re
 
-    from adk_lattice.policy._engine import re2_bytes
+    from adk_lattice.policy._text.engine import re2_bytes
 
     assert bool(re.search(pattern, text)) is hit
     assert (re2_bytes(to_re2(pattern)).search(text.encode()) is not None) is hit
@@ -122,7 +122,7 @@ def test_a_set_without_multiline_anchors_at_the_text_only() -> None:
 
 def test_asking_for_re2_without_it_installed_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     """PatternSet(engine="re2") names the fix when google-re2 cannot be imported."""
-    from adk_lattice.policy import _engine
+    from adk_lattice.policy._text import engine as _engine
 
     monkeypatch.setattr(_engine, "_re2", None)
     with pytest.raises(ValueError, match="installed 're2'"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from adk_lattice.policy._engine import PatternSet
+from adk_lattice.policy._text.engine import PatternSet
 
 PATTERNS = [
     r"x[]a]y",

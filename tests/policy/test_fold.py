@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII
-from adk_lattice.policy._fold import fold
+from adk_lattice.policy.pii._fold import fold
 
 
 def test_plain_text_needs_no_view() -> None:
@@ -53,7 +53,7 @@ def test_every_span_maps_inside_the_original(text: str) -> None:
 @given(st.text(alphabet="ab_ (at)[dot]%40z\t\n*`~x", max_size=40), st.sampled_from([" ", ""]))
 def test_the_re2_pass_folds_exactly_as_the_pattern_alone(text: str, spaces: str) -> None:
     """Finding the places to rewrite with RE2 first gives the view the pattern alone gives."""
-    from adk_lattice.policy import _fold
+    from adk_lattice.policy.pii import _fold
 
     got = fold(text, spaces=spaces)
     with_re2 = _fold._specials
@@ -90,7 +90,7 @@ def test_format_characters_go_and_unicode_separators_read_as_spaces(char: str, k
 )
 def test_the_in_place_view_equals_the_place_by_place_fold(text: str, spaces: str) -> None:
     """Folding text whose offsets cannot move (line breaks as spaces) gives the full fold."""
-    from adk_lattice.policy import _fold
+    from adk_lattice.policy.pii import _fold
 
     got, expected = fold(text, spaces=spaces), _fold._fold_places(text, spaces)
     assert (got is None) == (expected is None)
@@ -112,7 +112,7 @@ def test_line_breaks_fold_in_place() -> None:
 @given(st.text(alphabet="ab1 _*`~\n\t.x", max_size=40))
 def test_dropping_mark_runs_equals_the_place_by_place_fold(text: str) -> None:
     """Markdown marks dropped run by run give the view and spans of the full fold."""
-    from adk_lattice.policy import _fold
+    from adk_lattice.policy.pii import _fold
 
     got, expected = fold(text), _fold._fold_places(text, " ")
     assert (got is None) == (expected is None)

@@ -22,8 +22,8 @@ from adk_lattice.policy import (
     InjectionGuard,
     RulesDetector,
 )
-from adk_lattice.policy import injection_memory as memory
 from adk_lattice.policy._common import DENIAL_STATE_KEY
+from adk_lattice.policy.injection import memory
 from adk_lattice.testing import FakeModel, ScriptedResponse, callback_context, llm_request
 
 from .conftest import run_app
@@ -286,8 +286,8 @@ def _time_piece(word: str) -> bool:
 def test_steps_the_probes_skip_would_change_nothing(text: str) -> None:
     """A fold or decoding step skipped because its probe found nothing gives the same view
     (the leet step may leave only timestamp pieces such as ``30t12`` unread)."""
-    from adk_lattice.policy._normalize import clean, fold
-    from adk_lattice.policy.injection_detectors import _SPACES, RulesDetector, decoded
+    from adk_lattice.policy._text.normalize import clean, fold
+    from adk_lattice.policy.injection.detectors import _SPACES, RulesDetector, decoded
 
     rules = RulesDetector()
     plain = _SPACES.sub(" ", clean(text))
@@ -302,7 +302,7 @@ def test_steps_the_probes_skip_would_change_nothing(text: str) -> None:
 @example("2026-11-30t12:00:00.123z 1t5 30t1 00z9")
 def test_the_leet_probe_finds_every_leet_word_but_timestamp_pieces(text: str) -> None:
     """The leet probe fires exactly when a word mixes letters and digits and is no ``30t12``."""
-    from adk_lattice.policy._normalize import LEET_WORD_NOT_TIME
+    from adk_lattice.policy._text.normalize import LEET_WORD_NOT_TIME
 
     expected = any(not _time_piece(w) for w in _leet_words(text))
     assert (re.search(LEET_WORD_NOT_TIME, text, re.IGNORECASE) is not None) == expected
@@ -323,7 +323,7 @@ def test_base64_candidates_skip_only_runs_of_letters(text: str) -> None:
     """The runs decoded are the 16+ character runs that are not all letters or digits."""
     import re
 
-    from adk_lattice.policy.injection_detectors import _B64_BYTES, _b64_tokens
+    from adk_lattice.policy.injection.detectors import _B64_BYTES, _b64_tokens
 
     raw = text.encode()
     expected = [

@@ -14,7 +14,7 @@ from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Detector, InjectionGuard, JudgeDetector
-from adk_lattice.policy.injection_judge import INSTRUCTION
+from adk_lattice.policy.injection.judge import INSTRUCTION
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import run_app

@@ -16,8 +16,8 @@ from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import InjectionGuard
-from adk_lattice.policy import injection_memory as memory
-from adk_lattice.policy.injection_memory import MEMORY_STATE_KEY, PLACEHOLDER
+from adk_lattice.policy.injection import memory
+from adk_lattice.policy.injection.memory import MEMORY_STATE_KEY, PLACEHOLDER
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import run_app, user

@@ -11,8 +11,8 @@ from pydantic import BaseModel
 
 from adk_lattice import Lattice
 from adk_lattice.policy import InjectionGuard
-from adk_lattice.policy import injection_memory as memory
-from adk_lattice.policy.injection_memory import MEMORY_STATE_KEY
+from adk_lattice.policy.injection import memory
+from adk_lattice.policy.injection.memory import MEMORY_STATE_KEY
 from adk_lattice.testing import FakeModel, FunctionCall, ScriptedResponse
 
 from .conftest import run_app, user

@@ -9,8 +9,8 @@ import random
 import pytest
 
 from adk_lattice.policy import RulesDetector
-from adk_lattice.policy._engine import ENGINE
-from adk_lattice.policy.injection_detectors import PROBES, Finding
+from adk_lattice.policy._text.engine import ENGINE
+from adk_lattice.policy.injection.detectors import PROBES, Finding
 
 from .test_injection import BENIGN, SAMPLE
 

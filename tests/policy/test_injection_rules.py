@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from adk_lattice.policy import RulesDetector
-from adk_lattice.policy.injection_rules import build_rules, build_squashed_override
+from adk_lattice.policy.injection.rules import build_rules, build_squashed_override
 
 DATA = Path(__file__).parent / "data"
 BENIGN = [line for line in (DATA / "benign.txt").read_text().splitlines() if line.strip()]

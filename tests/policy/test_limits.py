@@ -12,7 +12,7 @@ from google.adk.tools.function_tool import FunctionTool
 from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import CallLimits
 from adk_lattice.policy._common import DENIAL_STATE_KEY
-from adk_lattice.policy.limits import Roots
+from adk_lattice.policy.limits.calls import Roots
 from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 

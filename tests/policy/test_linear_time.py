@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from adk_lattice.policy import RulesDetector
-from adk_lattice.policy._normalize import clean, fold
-from adk_lattice.policy.injection_detectors import decoded
+from adk_lattice.policy._text.normalize import clean, fold
+from adk_lattice.policy.injection.detectors import decoded
 
 SIZE = 100_000
 BENIGN = (Path(__file__).parent / "data/benign.txt").read_text("utf-8")

@@ -15,8 +15,9 @@ from collections.abc import Callable
 
 import pytest
 
-from adk_lattice.policy import _fold, _phone, _stream, pii
-from adk_lattice.policy.pii import BUILTIN, Detector
+from adk_lattice.policy.pii import _fold, _phone, _stream
+from adk_lattice.policy.pii import detectors as pii
+from adk_lattice.policy.pii.detectors import BUILTIN, Detector
 
 from .test_linear_time import _scales_linearly
 

@@ -15,7 +15,7 @@ from google.adk.agents.llm_agent import LlmAgent
 
 from adk_lattice import Lattice
 from adk_lattice.policy import PresidioEngine, RedactPII
-from adk_lattice.policy.ner import engine_spans
+from adk_lattice.policy.pii.ner import engine_spans
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 from .conftest import run_app

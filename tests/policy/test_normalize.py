@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from adk_lattice.policy._confusables import FOLD
-from adk_lattice.policy._normalize import INVISIBLE, clean, fold
+from adk_lattice.policy._text.confusables import FOLD
+from adk_lattice.policy._text.normalize import INVISIBLE, clean, fold
 
 from .data.make_confusables import render, table
 
@@ -29,7 +29,7 @@ def test_the_shipped_look_alike_table_matches_its_source() -> None:
     """The committed table is what the generator makes from the confusables data."""
     from pathlib import Path
 
-    import adk_lattice.policy._confusables as module
+    import adk_lattice.policy._text.confusables as module
 
     assert Path(module.__file__).read_text("utf-8") == render(table())
 
@@ -90,14 +90,14 @@ def test_the_table_folds_only_non_ascii_characters() -> None:
 @given(st.text(alphabet="ab1 .-3@$x\t_*<!->yé\u2003\u0456\u200b", max_size=40))
 def test_fold_with_re2_equals_the_whole_text_substitutions(text: str) -> None:
     """Rewriting only the places RE2 finds gives the view Python's re gives on the whole text."""
-    from adk_lattice.policy._normalize import _fold_with_re
+    from adk_lattice.policy._text.normalize import _fold_with_re
 
     assert fold(text) == _fold_with_re(clean(text).lower())
 
 
 def test_the_clean_table_deletes_exactly_what_the_invisible_pattern_names() -> None:
     """The characters ``clean`` deletes are read off the pattern: all of them, no other."""
-    from adk_lattice.policy._normalize import _class_members
+    from adk_lattice.policy._text.normalize import _class_members
 
     members = set(_class_members(INVISIBLE.pattern))
     assert members == {cp for cp in range(0x110000) if INVISIBLE.fullmatch(chr(cp))}
@@ -116,13 +116,13 @@ def test_the_clean_table_deletes_exactly_what_the_invisible_pattern_names() -> N
 )
 def test_a_class_is_read_as_its_characters_and_ranges(pattern: str, members: str) -> None:
     """A one-class pattern gives its characters, ranges expanded, a ``-`` at either end kept."""
-    from adk_lattice.policy._normalize import _class_members
+    from adk_lattice.policy._text.normalize import _class_members
 
     assert _class_members(pattern) == [ord(c) for c in members]
 
 
 def test_the_fallback_fold_drops_tags_without_a_trace() -> None:
     """Without RE2, the fold removes short HTML tags entirely, as the RE2 path does."""
-    from adk_lattice.policy._normalize import _fold_with_re
+    from adk_lattice.policy._text.normalize import _fold_with_re
 
     assert _fold_with_re("ig<b>no</b>re previous") == "ignore previous"

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from adk_lattice.policy import RedactPII, _phone
+from adk_lattice.policy import RedactPII
+from adk_lattice.policy.pii import _phone
 
 from .test_linear_time import _scales_linearly
 
@@ -136,7 +137,7 @@ def test_without_the_extra_the_pattern_is_the_fallback(monkeypatch: pytest.Monke
 @given(st.text(alphabet="0123456789 .-/()+#_aZ\u00a0", max_size=40))
 def test_the_one_pass_gate_never_skips_a_phone_candidate(text: str) -> None:
     """Whenever the candidate pattern can match, the RE2 gate lets the finder run."""
-    from adk_lattice.policy._phone import _CANDIDATE, _SEVEN_DIGITS
+    from adk_lattice.policy.pii._phone import _CANDIDATE, _SEVEN_DIGITS
 
     assert _SEVEN_DIGITS.found(text) or _CANDIDATE.search(text) is None
 
@@ -172,7 +173,7 @@ def test_an_unknown_region_is_named_with_an_example_of_a_code() -> None:
 @example("2026-11-30 12:00:00 1234567 2026/11/30 12:61 +2026-11-30 12:00")
 def test_reading_only_the_digit_chains_finds_every_candidate(text: str) -> None:
     """The candidates found chain by chain (dates, timestamps skipped) are the whole text's."""
-    from adk_lattice.policy._phone import _CANDIDATE, _not_a_number, _windows
+    from adk_lattice.policy.pii._phone import _CANDIDATE, _not_a_number, _windows
 
     windowed = [
         m.span()
@@ -187,7 +188,7 @@ def test_reading_only_the_digit_chains_finds_every_candidate(text: str) -> None:
 
 def test_every_valid_example_number_passes_the_general_pattern_shortcut() -> None:
     """The cheap pre-check before full validation rejects no valid number of any region."""
-    from adk_lattice.policy._phone import _general
+    from adk_lattice.policy.pii._phone import _general
 
     numbers = [
         phonenumbers.example_number_for_type(region, kind)
@@ -292,8 +293,8 @@ def test_a_budget_spent_to_zero_withholds_the_next_piece() -> None:
 
 def test_the_phone_finder_runs_only_on_text_with_seven_digits() -> None:
     """The libphonenumber detector is gated: a text without a 7-digit chain never runs it."""
-    from adk_lattice.policy._phone import phone_detector
-    from adk_lattice.policy.pii import runnable
+    from adk_lattice.policy.pii._phone import phone_detector
+    from adk_lattice.policy.pii.detectors import runnable
 
     detector = phone_detector(["US"])
     assert runnable([detector], "call me at six, ext. 12-34") == []

@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from adk_lattice.policy import RedactPII
-from adk_lattice.policy.pii import BUILTIN, EMAIL, Detector, runnable, scan
+from adk_lattice.policy.pii.detectors import BUILTIN, EMAIL, Detector, runnable, scan
 
 DETECTORS = tuple(d for family in BUILTIN.values() for d in family)
 
@@ -174,7 +174,7 @@ def test_a_detector_skipped_by_its_gate_would_have_found_nothing(
     before: str, value: str, after: str
 ) -> None:
     """The one-pass gates only skip built-in detectors that cannot match the text."""
-    from adk_lattice.policy.pii import _GATES, BUILTIN, runnable
+    from adk_lattice.policy.pii.detectors import _GATES, BUILTIN, runnable
 
     text = before + value + after
     gated = [d for ds in BUILTIN.values() for d in ds if id(d) in _GATES]
@@ -255,7 +255,7 @@ def test_a_long_key_is_redacted_to_the_end_of_its_token_and_no_further(extra: st
 @given(st.text(alphabet="Ab9+/_-= .\u00e9\u0430\U0001f600", max_size=60))
 def test_base64_runs_found_by_re2_are_the_pattern_runs(text: str) -> None:
     """The base64 runs RE2 finds on the bytes are the runs the look-behind pattern finds."""
-    from adk_lattice.policy import pii
+    from adk_lattice.policy.pii import detectors as pii
 
     assert list(pii._b64_runs(text)) == [m.span() for m in pii._B64.finditer(text)]
 
@@ -271,8 +271,8 @@ _ANY_HEX_RUN = re.compile(
 @example("at 12:00:00, 2001:db8::1 and 1:2:3:4:5:6:7:8 or fe80::1:2:3:4:5:6:7")
 def test_ipv6_addresses_are_found_where_any_hex_run_was_read(text: str) -> None:
     """Leaving out runs with neither ``::`` nor seven colons loses no address."""
-    from adk_lattice.policy._checks import ip_ok
-    from adk_lattice.policy.pii import IPV6
+    from adk_lattice.policy.pii._checks import ip_ok
+    from adk_lattice.policy.pii.detectors import IPV6
 
     expected = [m.span() for m in _ANY_HEX_RUN.finditer(text) if ip_ok(m[0])]
     assert [(start, end) for start, end, _ in IPV6.spans(text)] == expected
@@ -280,7 +280,7 @@ def test_ipv6_addresses_are_found_where_any_hex_run_was_read(text: str) -> None:
 
 def test_a_time_of_day_does_not_open_the_address_detector() -> None:
     """``12:00:00`` in a record runs no IPv6 detector: the gate needs ``::`` or 7 colons."""
-    from adk_lattice.policy.pii import IPV6, runnable
+    from adk_lattice.policy.pii.detectors import IPV6, runnable
 
     assert runnable([IPV6], '{"created": "2026-11-30 12:00:00"}') == []
     assert runnable([IPV6], "from fe80::1 at 12:00") == [IPV6]

@@ -6,8 +6,9 @@ import base64
 
 import pytest
 
-from adk_lattice.policy import RedactPII, pii
-from adk_lattice.policy._engine import PatternSet
+from adk_lattice.policy import RedactPII
+from adk_lattice.policy._text.engine import PatternSet
+from adk_lattice.policy.pii import detectors as pii
 
 #: A base64 run whose decoded text holds an e-mail address.
 MAIL = base64.b64encode(b"mail jane@example.com").decode()

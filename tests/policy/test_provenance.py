@@ -15,8 +15,8 @@ from google.genai import types
 
 from adk_lattice import Outcome
 from adk_lattice.policy import Consequential, ProvenanceGuard
-from adk_lattice.policy.provenance_taint import MAX_SOURCES, TAINT_KEY, session_hash, token_hash
-from adk_lattice.policy.provenance_values import tokens_of
+from adk_lattice.policy.provenance.taint import MAX_SOURCES, TAINT_KEY, session_hash, token_hash
+from adk_lattice.policy.provenance.values import tokens_of
 from adk_lattice.state import StateKey
 from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import (

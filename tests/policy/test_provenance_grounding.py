@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from adk_lattice.policy import provenance_values
-from adk_lattice.policy.provenance_taint import token_hash
-from adk_lattice.policy.provenance_values import Grounding, Malformed, normalise, ungrounded
+from adk_lattice.policy.provenance import values as provenance_values
+from adk_lattice.policy.provenance.taint import token_hash
+from adk_lattice.policy.provenance.values import Grounding, Malformed, normalise, ungrounded
 
 
 @pytest.fixture(autouse=True)

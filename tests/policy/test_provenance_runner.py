@@ -15,7 +15,7 @@ from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Consequential, ProvenanceGuard
-from adk_lattice.policy.provenance_taint import TAINT_KEY
+from adk_lattice.policy.provenance.taint import TAINT_KEY
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, run_app, user
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from google.genai import types
 
-from adk_lattice.policy.provenance_spotlight import markers, note, spotlight_request
+from adk_lattice.policy.provenance.spotlight import markers, note, spotlight_request
 from adk_lattice.testing import llm_request
 
 

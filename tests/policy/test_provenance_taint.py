@@ -8,8 +8,9 @@ import pytest
 from google.adk.events.event import Event
 from google.genai import types
 
-from adk_lattice.policy import Consequential, ProvenanceGuard, provenance_values
-from adk_lattice.policy.provenance_taint import (
+from adk_lattice.policy import Consequential, ProvenanceGuard
+from adk_lattice.policy.provenance import values as provenance_values
+from adk_lattice.policy.provenance.taint import (
     MAX_SESSIONS,
     TAINT_KEY,
     Taint,

@@ -16,7 +16,7 @@ from google.adk.tools.agent_tool import AgentTool
 
 from adk_lattice import Lattice, on
 from adk_lattice.policy import Consequential, ProvenanceGuard, Round, ToolGuard, ToolRule
-from adk_lattice.policy.provenance_taint import TAINT_KEY, session_hash
+from adk_lattice.policy.provenance.taint import TAINT_KEY, session_hash
 from adk_lattice.telemetry import AuditLog
 from adk_lattice.testing import FakeModel, FunctionCall, ScriptedResponse
 from tests.policy.conftest import run_app, user

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from adk_lattice.policy import provenance_values
-from adk_lattice.policy.provenance_values import (
+from adk_lattice.policy.provenance import values as provenance_values
+from adk_lattice.policy.provenance.values import (
     MAX_VALUE_CHARS,
     Grounding,
     Malformed,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from adk_lattice.policy import provenance_values
-from adk_lattice.policy.provenance_values import (
+from adk_lattice.policy.provenance import values as provenance_values
+from adk_lattice.policy.provenance.values import (
     MAX_LEAVES,
     Grounding,
     Malformed,

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 import redis.exceptions
 
 from adk_lattice.policy import MemoryCounter, RateLimit, RedisCounter
-from adk_lattice.policy import rate as rate_module
+from adk_lattice.policy.limits import rate as rate_module
 from tests._redis import RedisServer, redis_binary
 from tests.policy.test_rate import Clock
 

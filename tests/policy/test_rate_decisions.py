@@ -13,8 +13,8 @@ from google.adk.agents.llm_agent import LlmAgent
 
 from adk_lattice import Lattice
 from adk_lattice.policy import RateLimit
-from adk_lattice.policy import rate as rate_module
 from adk_lattice.policy._common import DENIAL_STATE_KEY
+from adk_lattice.policy.limits import rate as rate_module
 from adk_lattice.state import StateKey
 from adk_lattice.stores import MemoryStore, SQLiteStore
 from adk_lattice.testing import FakeModel, ScriptedResponse

@@ -10,7 +10,8 @@ import pytest
 from google.adk.agents.llm_agent import LlmAgent
 
 from adk_lattice import Lattice, Outcome, on
-from adk_lattice.policy import SumLimit, ToolGuard, ToolRule, sums
+from adk_lattice.policy import SumLimit, ToolGuard, ToolRule
+from adk_lattice.policy.limits import sums
 from adk_lattice.state import StateKey
 from adk_lattice.stores import MemoryStore, SQLiteStore
 from adk_lattice.telemetry import notes_of

@@ -11,7 +11,7 @@ from google.genai import types
 
 from adk_lattice import Lattice, Outcome
 from adk_lattice.policy import TrimContext
-from adk_lattice.policy.trim import size
+from adk_lattice.policy.tools.trim import size
 from adk_lattice.telemetry import notes_of
 from adk_lattice.testing import FakeModel, ScriptedResponse
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from google.genai import types
 
-from adk_lattice.policy._walk import WITHHELD_DEPTH, WITHHELD_MEDIA, Found, Walker, is_text_mime
+from adk_lattice.policy.pii._walk import WITHHELD_DEPTH, WITHHELD_MEDIA, Found, Walker, is_text_mime
 
 
 def _upper(text: str) -> tuple[str, bool, set[str]]:

@@ -12,7 +12,7 @@ from google.adk.tools import FunctionTool
 
 from adk_lattice.cache import RedisStore, ResponseCache
 from adk_lattice.policy import RateLimit
-from adk_lattice.policy.rate import RedisCounter
+from adk_lattice.policy.limits.rate import RedisCounter
 from adk_lattice.testing import ScriptedResponse
 from tests._redis import RedisServer
 from tests.cache.rig import Rig, text_of

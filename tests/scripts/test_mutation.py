@@ -52,18 +52,18 @@ def test_unreached_mutants_count_against_the_score(mutation) -> None:  # type: i
 
 def test_every_measured_file_is_listed(mutation) -> None:  # type: ignore[no-untyped-def]
     """The pass covers every mutated module the configuration names, and no excluded one."""
-    assert {"_dispatch", "_handlers", "stores._redis", "policy.redact"} <= set(mutation.MODULES)
-    assert "policy._confusables" not in mutation.MODULES
+    assert {"_dispatch", "_handlers", "stores._redis", "policy.pii.redact"} <= set(mutation.MODULES)
+    assert "policy._text.confusables" not in mutation.MODULES
     assert not any(m.endswith("__init__") for m in mutation.MODULES)
 
 
 def test_only_the_classifier_pass_asks_its_ignored_tests_back(mutation) -> None:  # type: ignore[no-untyped-def]
     """The torch tests every pass ignores are asked back for the classifier module alone."""
     args = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"]
-    own = mutation.OWN_TESTS["policy.injection_classifier"]
+    own = mutation.OWN_TESTS["policy.injection.classifier"]
     assert all(f"--ignore={path}" in args["pytest_add_cli_args"] for path in own)
-    assert mutation.env("policy.injection_classifier")[mutation.OWN_TESTS_VAR] == own[0]
-    assert mutation.OWN_TESTS_VAR not in mutation.env("policy.injection")
+    assert mutation.env("policy.injection.classifier")[mutation.OWN_TESTS_VAR] == own[0]
+    assert mutation.OWN_TESTS_VAR not in mutation.env("policy.injection.guard")
 
 
 def test_an_ignored_file_is_collected_when_a_pass_asks_it_back(

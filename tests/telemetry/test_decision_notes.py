@@ -10,8 +10,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from adk_lattice import Outcome, Step
+from adk_lattice._notes import _MAX_PENDING, pending_count
 from adk_lattice.telemetry import DECISIONS, Note, decisions_of, note, notes_of
-from adk_lattice.telemetry._notes import _MAX_PENDING, pending_count
 
 
 class Ctx:

@@ -31,9 +31,9 @@ from google.adk.tools.agent_tool import AgentTool
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from adk_lattice import Lattice
+from adk_lattice._notes import pending_count
 from adk_lattice.policy import RedactPII
 from adk_lattice.telemetry import Telemetry
-from adk_lattice.telemetry._notes import pending_count
 from adk_lattice.testing import ScriptedResponse
 
 #: The stand-in redactor and the library's own.

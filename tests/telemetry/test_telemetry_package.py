@@ -59,7 +59,7 @@ def test_only_enable_tracing_imports_the_sdk() -> None:
     importing = sorted(
         p.name for p in package.glob("*.py") if "opentelemetry.sdk" in p.read_text("utf-8")
     )
-    assert importing == ["_console.py", "_log_export.py", "_tracing.py"]
+    assert importing == ["_console.py", "_log_export.py", "_otel.py", "_tracing.py"]
 
 
 def test_default_lattice_gets_telemetry_and_audit() -> None:

@@ -1,29 +1,17 @@
-"""Telling telemetry what a cache decided (store, skip, error), when telemetry is present.
+"""Telling telemetry and audit what a cache decided (store, skip, error).
 
-The cache tier does not need the telemetry package: ``adk_lattice.telemetry.note`` is looked
-up once, on first use, and when it is missing every report is a no-op. Reporting never
-fails a cache operation.
+Decision notes are a core concept (``adk_lattice._notes``) below the cache and telemetry
+tiers, so the cache reports with ``note`` directly. Reporting never fails a cache operation.
 """
 
 from __future__ import annotations
 
-import functools
-import importlib
 import logging
-from collections.abc import Callable
 from typing import Any
 
+from .._notes import note
+
 logger = logging.getLogger("adk_lattice.cache")
-
-
-@functools.cache
-def _note() -> Callable[..., None] | None:
-    try:
-        module = importlib.import_module("adk_lattice.telemetry")
-    except ImportError:
-        return None
-    fn = getattr(module, "note", None)
-    return fn if callable(fn) else None
 
 
 def report(target: Any, decision: str, *, handler: str, reason: str | None = None) -> None:
@@ -37,10 +25,7 @@ def report(target: Any, decision: str, *, handler: str, reason: str | None = Non
         handler: the cache's name.
         reason: a short, content-free reason (``no_store``, ``function_call``, ...).
     """
-    fn = _note()
-    if fn is None:
-        return
     try:
-        fn(target, decision, handler=handler, reason=reason)
+        note(target, decision, handler=handler, reason=reason)
     except Exception:  # telemetry must never break caching
         logger.debug("adk_lattice: could not note %s for %s", decision, handler, exc_info=True)

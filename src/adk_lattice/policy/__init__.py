@@ -3,27 +3,46 @@
 Every denial is legible (a ``{"status": "denied", "reason": ...}`` tool result, or a
 model-role answer for agent and model hooks), counted on the policy's ``counts``, and
 identity, roles and tenants are read only through declared :class:`~adk_lattice.state.StateKey`.
+
+The families live in subpackages (``injection``, ``limits``, ``pii``, ``provenance``,
+``tools``; the text machinery they share in ``_text``); every public name is re-exported
+here, so ``from adk_lattice.policy import ...`` is the import to use.
 """
 
-from .approval import Approval
-from .arguments import Clamp, InjectState, Round
-from .budget import Budget, Price, TokenBudget
-from .injection import InjectionGuard
-from .injection_classifier import ClassifierDetector
-from .injection_detectors import CallableDetector, Detector, Finding, RulesDetector
-from .injection_judge import JudgeDetector
-from .limits import CallLimits
-from .ner import PresidioEngine
+from .injection import (
+    CallableDetector,
+    ClassifierDetector,
+    Detector,
+    Finding,
+    InjectionGuard,
+    JudgeDetector,
+    RulesDetector,
+)
+from .limits import (
+    Budget,
+    CallLimits,
+    CounterStore,
+    MemoryCounter,
+    Price,
+    RateLimit,
+    RedisCounter,
+    SumLimit,
+    TokenBudget,
+)
+from .pii import PresidioEngine, RedactPII
 from .protect import ProtectState
-from .provenance import ProvenanceGuard
-from .provenance_config import Consequential
-from .rate import CounterStore, MemoryCounter, RateLimit, RedisCounter
-from .redact import RedactPII
+from .provenance import Consequential, ProvenanceGuard
 from .require_state import RequireState
-from .results import CapToolResult
-from .sums import SumLimit
-from .tool_guard import ToolGuard, ToolRule
-from .trim import TrimContext
+from .tools import (
+    Approval,
+    CapToolResult,
+    Clamp,
+    InjectState,
+    Round,
+    ToolGuard,
+    ToolRule,
+    TrimContext,
+)
 
 __all__ = [
     "Approval",

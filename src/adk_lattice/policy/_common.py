@@ -11,7 +11,7 @@ from typing import Any, Final, Generic, TypeVar
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
-from ..telemetry import note
+from .._notes import note
 
 #: The ``custom_metadata`` key under which a refusal says who refused and why.
 META_KEY: Final = "adk_lattice"

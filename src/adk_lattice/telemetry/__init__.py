@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .._notes import Note, note, notes_of
 from ._audit import AuditLog
 from ._decisions import Decision, decisions_of
 from ._names import DECISIONS, DecisionName
-from ._notes import Note, note, notes_of
 from ._observer import Telemetry
 from ._otel_logs import OTelLogSink
 from ._sinks import JsonlSink, LoggingSink, Sink

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from .._outcome import Outcome
-from .._records import InvocationRecord
+from .._records import UNTRUSTED_SOURCES, InvocationRecord
 from ._content import delivered_model_text, delivered_tool_result
 from ._decisions import Decision, cache_match, decisions_of, is_quiet
 from ._sinks import LoggingSink, Sink, as_sink, sink_name
@@ -25,8 +25,6 @@ logger = logging.getLogger("adk_lattice")
 RECORD_VERSION: Final = 1
 _BLOCKING_HOOKS: Final = frozenset({"before_run", "before_agent", "before_model"})
 _TOOL_DECISIONS: Final = ("deny", "defer", "cache_hit", "override")
-#: Where a policy lists, on a checked call's record, the untrusted sources then in context.
-UNTRUSTED_SOURCES: Final = "adk_lattice.untrusted_sources"
 #: Decisions that stop a step: on a blocking hook they end the invocation as ``blocked``
 #: (a redaction or trim on ``before_model`` lets the run go on).
 _STOPS: Final = frozenset({"block", "deny"})

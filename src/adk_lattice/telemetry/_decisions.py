@@ -8,10 +8,10 @@ from typing import Final
 
 from .._chain import NO_DENIAL
 from .._hooks import Tier
+from .._notes import notes_of, take_notes
 from .._outcome import Outcome
 from .._shadow import ShadowRun
 from ._names import would
-from ._notes import notes_of, take_notes
 
 _DECISIONS_KEY: Final = "adk_lattice.decisions"
 #: Hooks where a cache looks up an answer (a passing cache step there is a miss).

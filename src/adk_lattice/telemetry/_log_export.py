@@ -15,6 +15,8 @@ from opentelemetry.sdk._logs.export import (
 )
 from opentelemetry.sdk.resources import Resource
 
+from ._otel import forget_global, resolve
+
 
 def _exporter(kind: str) -> LogRecordExporter | None:
     if kind in ("console", "console_json"):
@@ -46,13 +48,11 @@ def install_logs(handle: Any, resource: Resource, spec: Any, replace: bool) -> N
     Raises:
         ValueError: on an unknown exporter name.
     """
-    from ._tracing import _forget_global, _resolve
-
     if isinstance(spec, LogRecordExporter):
         exporter: LogRecordExporter | None = spec
         kind = "custom"
     else:
-        kind = spec if spec in ("custom",) else _resolve(spec)
+        kind = spec if spec in ("custom",) else resolve(spec)
         exporter = _exporter(kind)
     if exporter is None:
         return
@@ -68,7 +68,7 @@ def install_logs(handle: Any, resource: Resource, spec: Any, replace: bool) -> N
     from opentelemetry._logs import _internal as logs_internal
 
     if logs_internal._LOGGER_PROVIDER is not None:
-        _forget_global("_LOGGER_PROVIDER_SET_ONCE", logs_internal)
+        forget_global("_LOGGER_PROVIDER_SET_ONCE", logs_internal)
     _logs.set_logger_provider(provider)
     handle.logger_provider, handle.log_exporter = provider, exporter
     handle.owns_logger_provider = True

@@ -8,7 +8,11 @@ cover lives under the ``adk_lattice.`` namespace.
 
 from __future__ import annotations
 
-from typing import Final, Literal
+from typing import Final
+
+# The decision vocabulary lives in the core, beside note(): policies report decisions too.
+from .._notes import DECISIONS as DECISIONS
+from .._notes import DecisionName as DecisionName
 
 #: The instrumentation scope of the tracer and meter.
 SCOPE: Final = "adk_lattice"
@@ -49,25 +53,6 @@ METRIC_HANDLER_DURATION: Final = "adk_lattice.handler.duration"
 METRIC_CACHE_REQUESTS: Final = "adk_lattice.cache.requests"
 METRIC_POLICY_DECISIONS: Final = "adk_lattice.policy.decisions"
 METRIC_SYNTHESIZED: Final = "adk_lattice.hook.synthesized"
-
-# -- decisions ---------------------------------------------------------------------------------
-DecisionName = Literal[
-    "allow",  # a policy handler ran and let the hook proceed unchanged
-    "deny",  # a policy answered instead of the model or the tool
-    "block",  # a policy stopped an agent or a run, or withheld a whole response or result
-    "defer",  # a policy paused a call until a person approves it (human in the loop)
-    "rewrite",  # a handler changed the request, arguments, response or result
-    "redact",  # a policy removed sensitive values (in place or by replacement)
-    "override",  # a custom handler's value replaced what ADK would have done
-    "cache_hit",  # a cache served the answer
-    "cache_miss",  # a cache looked and found nothing
-    "cache_store",  # a cache stored the delivered answer
-    "cache_skip",  # a cache chose not to look or not to store (uncacheable)
-    "cache_error",  # a cache handler failed (skipped, fail open)
-    "error",  # a handler raised, timed out or returned a refused value
-]
-
-DECISIONS: Final[frozenset[str]] = frozenset(DecisionName.__args__)  # type: ignore[attr-defined]
 
 #: Decisions a shadow handler reports as facts, under their own names (it did look, and it
 #: did fail); every other decision of a shadow handler reads ``would_<decision>``.

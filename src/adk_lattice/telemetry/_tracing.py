@@ -29,6 +29,8 @@ from opentelemetry.sdk.trace.export import (
 )
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
+from ._otel import forget_global, resolve
+
 logger = logging.getLogger("adk_lattice")
 
 ExporterName = Literal[
@@ -36,7 +38,6 @@ ExporterName = Literal[
 ]
 #: ADK's legacy span format puts raw requests and tool arguments on spans unless this says no.
 ADK_CONTENT_ENV: Final = "ADK_CAPTURE_MESSAGE_CONTENT_IN_SPANS"
-_OTLP_ENV: Final = ("OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
 
 
 @dataclass(slots=True)
@@ -152,7 +153,7 @@ def enable_tracing(
     """
     if not adk_content:
         os.environ.setdefault(ADK_CONTENT_ENV, "false")
-    kind = _resolve(exporter)
+    kind = resolve(exporter)
     resource = _resource(service_name)
     span_exporter = exporter if isinstance(exporter, SpanExporter) else _span_exporter(kind)
     processor: SpanProcessor | None = None
@@ -169,25 +170,6 @@ def enable_tracing(
 
         install_logs(handle, resource, kind if logs is True else logs, replace)
     return handle
-
-
-def _resolve(exporter: SpanExporter | str | None) -> str:
-    if isinstance(exporter, SpanExporter):
-        return "custom"
-    name = exporter
-    if name is None:
-        name = "otlp" if any(os.environ.get(v) for v in _OTLP_ENV) else "console"
-    if name == "otlp":
-        protocol = os.environ.get(
-            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", os.environ.get("OTEL_EXPORTER_OTLP_PROTOCOL", "")
-        )
-        name = "otlp_grpc" if protocol.strip().lower() == "grpc" else "otlp_http"
-    if name not in ("console", "console_json", "otlp_http", "otlp_grpc", "memory", "none"):
-        raise ValueError(
-            f"unknown exporter {exporter!r}: use a SpanExporter or one of "
-            "'console', 'console_json', 'otlp', 'otlp_http', 'otlp_grpc', 'memory', 'none'"
-        )
-    return name
 
 
 def _resource(service_name: str | None) -> Resource:
@@ -226,7 +208,7 @@ def _metric_reader(
         return PeriodicExportingMetricReader(spec, export_interval_millis=interval_s * 1000)
     if spec is None and span_kind == "console":
         return None  # a readable console: the span tree, not periodic metric JSON
-    kind = _resolve(spec) if spec is not None else span_kind
+    kind = resolve(spec) if spec is not None else span_kind
     exporter: MetricExporter
     if kind in ("memory", "custom"):
         return InMemoryMetricReader()
@@ -268,7 +250,7 @@ def _install_tracer(
     if processor is not None:
         provider.add_span_processor(processor)
     if not unset:
-        _forget_global("_TRACER_PROVIDER_SET_ONCE", trace)
+        forget_global("_TRACER_PROVIDER_SET_ONCE", trace)
     trace.set_tracer_provider(provider)
     handle.tracer_provider, handle.owns_tracer_provider = provider, True
 
@@ -285,14 +267,7 @@ def _install_meter(
         return  # an SDK MeterProvider takes no reader after construction
     provider = MeterProvider(resource=resource, metric_readers=[reader])
     if not unset:
-        _forget_global("_METER_PROVIDER_SET_ONCE", metrics_internal)
+        forget_global("_METER_PROVIDER_SET_ONCE", metrics_internal)
     metrics.set_meter_provider(provider)
     handle.meter_provider, handle.owns_meter_provider = provider, True
     handle.metric_reader = reader
-
-
-def _forget_global(name: str, module: Any) -> None:
-    """Let ``set_*_provider`` run again (OpenTelemetry allows it once per process)."""
-    from opentelemetry.util._once import Once
-
-    setattr(module, name, Once())

@@ -16,10 +16,11 @@ from ._contexts import (
     llm_response,
     tool_context,
 )
-from ._gemini_api import LoopbackGemini
+from ._loopback.gemini import LoopbackGemini
+from ._loopback.openai import LoopbackOpenAI
+from ._loopback.server import LoopbackRequest
 from ._model import FakeModel
 from ._neutral import assert_tools_neutral, tool_findings
-from ._openai_api import LoopbackOpenAI
 from ._otel import MetricCapture, capture_metrics, capture_spans
 from ._recording import HookCall, RecordingHandler, returns_in_turn
 from ._runner import LatticeRunner
@@ -30,7 +31,6 @@ from ._script import (
     ScriptExhaustedWarning,
     estimate_tokens,
 )
-from ._server import LoopbackRequest
 from ._state_keys import StateKeyFinding, undeclared_state_keys
 from ._tool_text import model_facing_text, undeclared_arg_refs
 

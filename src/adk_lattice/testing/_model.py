@@ -15,8 +15,8 @@ from google.adk.utils.streaming_utils import StreamingResponseAggregator
 from google.genai import errors, types
 from pydantic import PrivateAttr
 
+from ._loopback.wire import gemini_chunks, prompt_text_of_request
 from ._script import Script, ScriptedResponse
-from ._wire import gemini_chunks, prompt_text_of_request
 
 if TYPE_CHECKING:
     from ..policy import RedactPII

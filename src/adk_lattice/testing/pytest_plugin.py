@@ -23,7 +23,7 @@ from google.adk.agents.base_agent import BaseAgent
 from google.adk.agents.llm_agent import LlmAgent
 
 from .._plugin import Lattice
-from ._gemini_api import LoopbackGemini
+from ._loopback.gemini import LoopbackGemini
 from ._model import FakeModel
 from ._runner import LatticeRunner
 

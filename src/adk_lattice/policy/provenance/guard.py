@@ -1,0 +1,340 @@
+"""``ProvenanceGuard``: no consequential argument comes only from untrusted text.
+
+A detector recognises bad text and trails the next attack; this policy needs none. It labels
+every tool output at the source (untrusted unless the app declares the tool trusted), keeps
+the taint in session state, and when untrusted content is in a session's context, checks
+that each sensitive argument of a consequential call appears in trusted text: the user's own
+messages, the system instruction, declared state keys and trusted tools' outputs. An
+ungrounded call is denied, or sent to a person.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from cachetools import LRUCache
+from google.adk.tools.agent_tool import AgentTool
+
+from ..._records import UNTRUSTED_SOURCES, current_call
+from ...state import StateKey
+from .._common import Counts, Keyed, ask_person, report, tool_denial
+from ..tools.guard import ToolRule
+from .config import Consequential, check_kinds, trust_table
+from .spotlight import spotlight_request
+from .taint import (
+    CONTROL_TOOLS,
+    MAX_TOKENS,
+    EventTrust,
+    Taint,
+    batch_of,
+    call_arguments,
+    capped,
+    capped_pairs,
+    instruction_text,
+    mark,
+    read_taint,
+    scalars,
+    session_hash,
+    token_hash,
+    tool_responses,
+    trusted_leaves,
+    user_texts,
+)
+from .values import Grounding, ungrounded
+
+logger = logging.getLogger("adk_lattice.policy")
+
+_MAX_INSTRUCTION: Final = 100_000
+
+
+class ProvenanceGuard:
+    """Deny (or send to a person) consequential calls steered by untrusted content.
+
+    ``after_tool`` marks the session tainted when an untrusted tool's output enters the
+    context; ``before_tool`` checks a consequential call only while the session is tainted:
+    every sensitive argument value (every element of a list) must appear, normalised, in
+    trusted text. With no untrusted content in context nothing is checked. A denial is
+    ``{"status": "denied", "reason": ..., "code": "ungrounded_argument", "policy": ...}``
+    naming the arguments, never their values; decisions are noted with content-free codes
+    (``deny``/``defer`` ``ungrounded_argument:<args>``, ``always_confirm``,
+    ``rejected_by_approver``), and the call's audit entry lists the untrusted sources::
+
+        ProvenanceGuard(
+            consequential={"send_money": Consequential(args={"recipient": "iban"})},
+            trusted_tools={"list_contacts": True, "read_inbox": ["messages.*.sender"]},
+            trusted_state=[USER_EMAIL],
+        )
+
+    Args:
+        consequential: a :class:`Consequential` per tool name.
+        trusted_tools: tools whose output the app controls: ``True`` (all of it) or a list of
+            dotted field paths (``*`` matches every item). A tool returning a non-dict value
+            is seen by ADK as ``{"result": value}``.
+        trusted_state: declared state keys whose values are trusted text.
+        on_ungrounded: ``deny`` or ``confirm`` (ADK tool confirmation; the run pauses).
+        spotlight: wrap untrusted tool output in per-invocation random markers in what the
+            model sees, and tell the model text between them is data. Helps a cooperating
+            model; it is no guarantee.
+        name: the handler name.
+
+    Raises:
+        ValueError: on a bad table (see the message for the fix).
+        TypeError: on a trusted state entry that is not a ``StateKey``.
+
+    Attributes:
+        counts: ``clean``, ``allowed``, ``denied``, ``pending_approval``, ``approved``,
+            ``rejected``, ``tainted`` (outputs that tainted a session), ``denied:<tool>``.
+    """
+
+    def __init__(
+        self,
+        consequential: Mapping[str, Consequential],
+        *,
+        trusted_tools: Mapping[str, bool | Sequence[str]] | None = None,
+        trusted_state: Iterable[StateKey[Any]] = (),
+        on_ungrounded: str = "deny",
+        spotlight: bool = False,
+        name: str = "ProvenanceGuard",
+    ) -> None:
+        if on_ungrounded not in ("deny", "confirm"):
+            raise ValueError(f"on_ungrounded must be 'deny' or 'confirm', not {on_ungrounded!r}")
+        if not isinstance(consequential, Mapping):
+            raise ValueError("consequential must map tool names to Consequential(...)")
+        for tool, spec in consequential.items():
+            if not isinstance(tool, str) or not tool:
+                raise ValueError(f"consequential: tool names must be strings, got {tool!r}")
+            if not isinstance(spec, Consequential):
+                raise ValueError(
+                    f"consequential[{tool!r}] must be a Consequential, e.g. "
+                    f"Consequential(args={{'recipient': 'iban'}})"
+                )
+        self.consequential = dict(consequential)
+        self.trusted = trust_table(trusted_tools or {})
+        self.trusted_state = tuple(trusted_state)
+        for key in self.trusted_state:
+            if not isinstance(key, StateKey):
+                raise TypeError(f"trusted_state takes StateKey objects, not {type(key).__name__}")
+        #: The keys this policy trusts; ``Lattice`` protects them from client writes.
+        self.state_keys = self.trusted_state
+        self.on_ungrounded = on_ungrounded
+        self.spotlight = spotlight
+        self.name = name
+        self._counts = Counts()
+        self._instructions: Keyed[str] = Keyed()
+        self._nonces: Keyed[str] = Keyed()
+        self._batches: Keyed[Taint] = Keyed()
+        self._events: LRUCache[str, EventTrust] = LRUCache(8192)
+        self._events_lock = threading.Lock()
+
+    @classmethod
+    def from_rules(cls, rules: Mapping[str, ToolRule], **options: Any) -> ProvenanceGuard:
+        """Build the guard from a :class:`ToolGuard` table's ``ToolRule(sensitive=...)``.
+
+        Args:
+            rules: the ``ToolGuard`` table; rules without ``sensitive`` are skipped.
+            options: the other constructor arguments (``trusted_tools``, ...).
+
+        Returns:
+            A guard with one :class:`Consequential` per rule that declares arguments.
+
+        Raises:
+            ValueError: when no rule declares sensitive arguments, or on a bad kind.
+        """
+        table = {
+            tool: Consequential(args=check_kinds(rule.sensitive, f"ToolRule for {tool!r}"))
+            for tool, rule in rules.items()
+            if isinstance(rule, ToolRule) and rule.sensitive
+        }
+        if not table:
+            raise ValueError("no ToolRule declares sensitive=..., e.g. {'recipient': 'iban'}")
+        return cls(table, **options)
+
+    @property
+    def counts(self) -> Mapping[str, int]:
+        """Counters by outcome."""
+        return self._counts.snapshot()
+
+    # -- hooks -----------------------------------------------------------------------------
+
+    def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
+        """Keep the system instruction for this invocation's checks; spotlight if asked."""
+        inv = callback_context.invocation_id
+        text = instruction_text(getattr(llm_request.config, "system_instruction", None))
+        self._instructions.put((inv, callback_context.agent_name), text[:_MAX_INSTRUCTION])
+        if self.spotlight:
+            nonce = self._nonces.setdefault(inv, lambda: secrets.token_hex(8))
+            spotlight_request(llm_request, nonce, self._untrusted)
+
+    def after_tool(self, *, tool: Any, tool_args: Any, tool_context: Any, result: Any) -> None:
+        """Mark the session tainted when an untrusted tool's output enters the context."""
+        name = getattr(tool, "name", str(tool))
+        if not self._untrusted(name):
+            return
+        call = current_call()
+        if call is not None and (call.denied or call.short_circuit_tier == "policy"):
+            return  # a policy's answer stood in for the tool: no outside text entered
+        batch = batch_of(tool_context)
+        if batch is not None and self._batches.get(batch) is None:
+            # Siblings of this call were chosen before its output existed: they are checked
+            # against the taint as it was when the model answered.
+            self._batches.put(batch, read_taint(tool_context.state, tool_context.session.id))
+        mark(tool_context.state, tool_context.session.id, name)
+        self._counts.bump("tainted")
+
+    def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> dict[str, Any] | None:
+        """Check a consequential call while untrusted content is in context."""
+        name = getattr(tool, "name", str(tool))
+        ctx = tool_context
+        spec = self.consequential.get(name)
+        if spec is None and not isinstance(tool, AgentTool):
+            return None
+        session_id = ctx.session.id
+        batch = batch_of(ctx)
+        taint = (self._batches.get(batch) if batch else None) or read_taint(ctx.state, session_id)
+        if isinstance(tool, AgentTool):
+            # The nested run copies this state: claim an entry, so it can tell a clean
+            # caller from a tainted one and its forwarded state cannot pose as ours; when
+            # tainted, hand it hashes of what this session trusts.
+            tokens = self._token_hashes(ctx, taint) if taint.tainted else None
+            mark(ctx.state, session_id, None, tokens)
+        if spec is None:
+            return None
+        if not taint.tainted:
+            self._counts.bump("clean")
+            return None
+        call = current_call()
+        if call is not None:
+            call.data[UNTRUSTED_SOURCES] = list(taint.sources)
+        if spec.always_confirm:
+            return self._confirm(ctx, name, spec, [], taint, "always_confirm")
+        if not isinstance(tool_args, dict):
+            return self._deny(ctx, name, list(spec.args), "arguments must be an object")
+        grounding = self._grounding(ctx, taint)
+        missing = [
+            arg
+            for arg, kind in spec.args.items()
+            if arg in tool_args and ungrounded(grounding, kind, tool_args[arg])
+        ]
+        if not missing:
+            self._counts.bump("allowed")
+            return None
+        if self.on_ungrounded == "confirm":
+            return self._confirm(ctx, name, spec, missing, taint, "ungrounded_argument")
+        verb = "does" if len(missing) == 1 else "do"
+        reason = (
+            f"{_names(missing)} of this {name} call {verb} not appear in anything the user or "
+            f"a trusted source provided, and untrusted content is in context; ask the user "
+            f"to state {'it' if len(missing) == 1 else 'them'}"
+        )
+        return self._deny(ctx, name, missing, reason)
+
+    def after_run(self, *, invocation_context: Any) -> None:
+        """Forget this invocation's system instructions and spotlight marker."""
+        inv = invocation_context.invocation_id
+        self._instructions.drop_where(inv)
+        self._batches.drop_where(inv)
+        self._nonces.pop(inv)
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    def _untrusted(self, tool: str) -> bool:
+        return tool not in CONTROL_TOOLS and self.trusted.get(tool) is not True
+
+    def _grounding(self, ctx: Any, taint: Taint) -> Grounding:
+        """The trusted text of this session: user, instruction, state, trusted tools."""
+        texts: list[str] = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
+        if not texts[0]:
+            agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+            texts += [i for i in (getattr(agent, "instruction", None),) if isinstance(i, str)]
+        whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
+        history = [self._event_trust(e) for e in getattr(ctx.session, "events", None) or ()]
+        args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
+        fields: list[tuple[str, tuple[str, ...]]] = []
+        for said, outputs, _ in reversed(history):
+            if not taint.inherited:  # a nested run's "user" text was written by a tainted model
+                texts += said
+            # A trusted tool echoing its own arguments (a search for the injected IBAN) must
+            # not launder them: what the call was given does not count from its output.
+            fields += [
+                (leaf, args.get(call_id, ())) for call_id, leaves in outputs for leaf in leaves
+            ]
+        return Grounding(
+            capped(texts),
+            capped(whole),
+            fields=capped_pairs(fields),
+            hashed=taint.hashed,
+            hasher=token_hash,
+        )
+
+    def _event_trust(self, event: Any) -> EventTrust:
+        """What one history event adds: the user's words, trusted outputs, call arguments.
+
+        Remembered by event id (a stored event does not change), so a check in a long
+        session does not walk every old tool output again.
+        """
+        key = getattr(event, "id", None) or None
+        if key is not None:
+            with self._events_lock:
+                hit = self._events.get(key)
+            if hit is not None:
+                return hit
+        said = tuple(user_texts([event]))
+        outputs = tuple(
+            (call_id, tuple(trusted_leaves(response, trust)))
+            for tool, response, call_id in tool_responses([event])
+            if (trust := self.trusted.get(tool))
+        )
+        found = (said, outputs, call_arguments(event))
+        if key is not None:
+            with self._events_lock:
+                self._events[key] = found
+        return found
+
+    def _token_hashes(self, ctx: Any, taint: Taint) -> list[str]:
+        """Salted hashes of this session's trusted tokens, for the kinds the table uses."""
+        grounding = self._grounding(ctx, taint)
+        salt = session_hash(ctx.session.id)
+        kinds = {k for spec in self.consequential.values() for k in spec.args.values()}
+        # The structured kinds first: an id table can be long, and the list is bounded.
+        order = [k for k in ("iban", "email", "phone", "url", "number", "id") if k in kinds]
+        return [
+            token_hash(salt, kind, token)
+            for kind in order
+            for token in sorted(grounding.tokens(kind))
+        ][:MAX_TOKENS]
+
+    def _deny(self, ctx: Any, tool: str, args: list[str], reason: str) -> dict[str, Any]:
+        self._counts.bump("denied", f"denied:{tool}")
+        code = "ungrounded_argument"
+        logger.info("adk_lattice: %s denied %s: %s", self.name, tool, ",".join(args))
+        report(ctx, "deny", self.name, f"{code}:{','.join(args)}")
+        return tool_denial(self.name, reason, code, tool=tool, arguments=args)
+
+    def _confirm(
+        self, ctx: Any, tool: str, spec: Consequential, missing: list[str], taint: Taint, code: str
+    ) -> dict[str, Any] | None:
+        confirmation = getattr(ctx, "tool_confirmation", None)
+        if confirmation is not None:
+            if confirmation.confirmed:
+                self._counts.bump("allowed", "approved")
+                return None
+            self._counts.bump("rejected", "denied", f"denied:{tool}")
+            report(ctx, "deny", self.name, "rejected_by_approver")
+            reason = f"the {tool} call was rejected by the approver"
+            return tool_denial(self.name, reason, "rejected_by_approver", tool=tool)
+        what = f" {_names(missing)} did not come from you or a trusted source." if missing else ""
+        hint = spec.hint or (
+            f"This {tool} call was made after reading untrusted content "
+            f"({', '.join(taint.sources)}).{what} Approve it?"
+        )
+        self._counts.bump("pending_approval")
+        noted = f"{code}:{','.join(missing)}" if missing else code
+        return ask_person(ctx, self.name, tool, code, hint, note_code=noted, arguments=missing)
+
+
+def _names(args: list[str]) -> str:
+    return "the argument " + args[0] if len(args) == 1 else "the arguments " + ", ".join(args)
