@@ -16,9 +16,9 @@ from ._tool import ToolResultCache, default_is_error
 
 __all__ = [
     "DEFAULT_THRESHOLD",
-    "Embedder",
     "GUARDS",
     "KEY_VERSION",
+    "Embedder",
     "MemoryStore",
     "NearMissGuards",
     "RedisStore",
