@@ -23,6 +23,7 @@ ORDER = (
     "per_turn_text",
     "per_turn_tool",
     "cache",
+    "semantic_cache",
     "throughput",
     "memory",
     "detectors",

@@ -424,6 +424,7 @@ SCENARIOS: dict[str, Callable[[], Awaitable[dict[str, Any]]]] = {
     "dispatch": dispatch,
     "memory": memory,
     "cache": cache,
+    "semantic_cache": lambda: __import__("semantic_cost").semantic_cache(),
     "throughput": throughput,
     # In its own module (heavy imports); this folder is sys.path[0].
     "detectors": lambda: __import__("detectors").detectors(),

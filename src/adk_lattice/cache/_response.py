@@ -78,6 +78,9 @@ class ResponseCache:
         Lattice(cache=[ResponseCache(MemoryStore(), ttl=600)])
     """
 
+    #: What a hit on the exact key adds to the hit marker (the semantic cache says so).
+    _exact_match: Mapping[str, Any] = MappingProxyType({})
+
     def __init__(
         self,
         store: Store,
@@ -157,6 +160,8 @@ class ResponseCache:
             report(callback_context, "cache_skip", handler=self.name, reason="no_cache")
         else:
             hit = await self._lookup(key, callback_context)
+            if hit is None:
+                hit = await self._near(key, callback_context, llm_request)
             if hit is not None:
                 return hit
             if self.coalesce:
@@ -167,7 +172,9 @@ class ResponseCache:
         if state.get(self.no_store_key):
             self._stats["not_stored.no_store"] += 1
             report(callback_context, "cache_skip", handler=self.name, reason="no_store")
+            await self._after_store(key, stored=False)
             return None
+        await self._before_store(key, callback_context, llm_request)
         state[slot] = key
         if self.coalesce and key not in self._inflight:
             self._inflight[key] = asyncio.get_running_loop().create_future()
@@ -179,8 +186,26 @@ class ResponseCache:
             return None
         return await self._hit(key, raw, ctx, coalesced=False)
 
+    # -- for subclasses (the semantic cache) ------------------------------------------------
+
+    async def _near(self, key: str, ctx: Context, llm_request: LlmRequest) -> LlmResponse | None:
+        """A hit found some other way than the exact key, after the exact lookup missed."""
+        return None
+
+    async def _before_store(self, key: str, ctx: Context, llm_request: LlmRequest) -> None:
+        """Called when the answer to ``key`` will be offered to ``observe`` for storing."""
+
+    async def _after_store(self, key: str, *, stored: bool) -> None:
+        """Called once the answer to ``key`` was stored, or will not be."""
+
     async def _hit(
-        self, key: str, raw: bytes, ctx: Context, *, coalesced: bool
+        self,
+        key: str,
+        raw: bytes,
+        ctx: Context,
+        *,
+        coalesced: bool,
+        match: Mapping[str, Any] | None = None,
     ) -> LlmResponse | None:
         try:
             entry = json.loads(raw)
@@ -201,6 +226,7 @@ class ResponseCache:
             "store": self.store.name,
             "age": round(max(time.time() - stored_at, 0.0), 3),
             "coalesced": coalesced,
+            **(match if match is not None else self._exact_match),
         }
         meta = dict(response.custom_metadata or {})
         meta["adk_lattice"] = {"cache": marker}
@@ -251,6 +277,7 @@ class ResponseCache:
                 self._stats["not_stored.store_failed"] += 1
                 report(outcome, "cache_error", handler=self.name, reason="store_failed")
         self._release(key, entry)
+        await self._after_store(key, stored=entry is not None)
 
     def _release(self, key: str, entry: bytes | None) -> None:
         """Wake the requests waiting on this key's model call (coalescing)."""

@@ -15,6 +15,7 @@ import time
 from abc import ABC, abstractmethod
 from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
@@ -29,6 +30,8 @@ STAT_NAMES: Final = (
     "deletes",  # delete / delete_prefix calls that reached the backend
     "errors",  # a backend call failed (logged once per outage)
     "skipped",  # calls not sent to a backend that failed less than retry_after ago
+    "vector_adds",  # vector_add stored a row (the semantic cache)
+    "vector_reads",  # vector_rows read a space
 )
 
 
@@ -43,6 +46,37 @@ def check_ttl(ttl: float | None) -> float | None:
     if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
         raise ValueError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
     return float(ttl)
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRow:
+    """One vector of a space (``Store.vector_rows``).
+
+    Attributes:
+        member: the row's name in its space (a cache stores the key of the answer).
+        vector: the vector's bytes (a cache writes little-endian float32).
+        meta: bytes kept with it (a cache keeps the question's text).
+        expires_at: wall-clock time (``time.time()``) it expires at, or None.
+    """
+
+    member: str
+    vector: bytes
+    meta: bytes
+    expires_at: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class VectorRows:
+    """Every live row of one space and the space's version when they were read.
+
+    Attributes:
+        version: changes whenever a row of the space is added, replaced or removed, so a
+            reader holding the rows of one version need not read them again.
+        rows: the rows, oldest first.
+    """
+
+    version: int
+    rows: tuple[VectorRow, ...]
 
 
 class Store(ABC):
@@ -198,6 +232,110 @@ class Store(ABC):
             await self._close()
         except Exception:
             logger.exception("adk_lattice: closing store %r failed", self.name)
+
+    # -- vectors (the semantic cache) -------------------------------------------------------
+
+    @property
+    def supports_vectors(self) -> bool:
+        """Whether this store keeps vector spaces (memory, SQLite and Redis do)."""
+        return type(self)._vector_add is not Store._vector_add
+
+    async def vector_add(
+        self, space: str, member: str, vector: bytes, meta: bytes, ttl: float | None, limit: int
+    ) -> bool:
+        """Add (or replace) one row of a vector space, keeping at most ``limit`` rows in it.
+
+        A space is a key space of its own: ``get``, ``set``, ``delete`` and ``delete_prefix``
+        never see it. Past ``limit`` rows, the oldest go first (with one TTL for every row,
+        the rows that expire soonest).
+
+        Args:
+            space: the space's name (a cache names one per scope and context).
+            member: the row's name in the space; adding it again replaces it.
+            vector: the vector's bytes. meta: bytes kept with it.
+            ttl: seconds the row lives (None: until pushed out).
+            limit: most rows the space keeps (at least 1).
+
+        Returns:
+            True when stored; False when the backend failed.
+
+        Raises:
+            TypeError: when ``vector`` or ``meta`` is not bytes. ValueError: on an empty
+                name, a bad ``ttl`` or a ``limit`` below 1.
+        """
+        _check_key(space)
+        _check_key(member)
+        if not isinstance(vector, bytes) or not isinstance(meta, bytes):
+            raise TypeError("vector and meta are bytes")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 1:
+            raise ValueError(f"limit must be an int of at least 1, got {limit!r}")
+        ttl = check_ttl(ttl)
+        if self._skip():
+            return False
+        try:
+            await self._vector_add(space, member, vector, meta, ttl, limit)
+        except Exception as exc:
+            self._failed("vector_add", exc)
+            return False
+        self._ok()
+        self._stats["vector_adds"] += 1
+        return True
+
+    async def vector_version(self, space: str) -> int | None:
+        """The space's version (0 for a space never written), or None when the backend failed."""
+        _check_key(space)
+        if self._skip():
+            return None
+        try:
+            version = await self._vector_version(space)
+        except Exception as exc:
+            self._failed("vector_version", exc)
+            return None
+        self._ok()
+        return version
+
+    async def vector_rows(self, space: str) -> VectorRows | None:
+        """Every live row of the space with its version, or None when the backend failed."""
+        _check_key(space)
+        if self._skip():
+            return None
+        try:
+            rows = await self._vector_rows(space)
+        except Exception as exc:
+            self._failed("vector_rows", exc)
+            return None
+        self._ok()
+        self._stats["vector_reads"] += 1
+        return rows
+
+    async def vector_remove(self, space: str, member: str) -> None:
+        """Remove one row of a space, if present (a failure is logged and counted)."""
+        _check_key(space)
+        _check_key(member)
+        if self._skip():
+            return
+        try:
+            await self._vector_remove(space, member)
+        except Exception as exc:
+            self._failed("vector_remove", exc)
+            return
+        self._ok()
+
+    # Not abstract: a store written for the key-value interface alone still works (for
+    # every cache but the semantic one, which checks ``supports_vectors``).
+    async def _vector_add(
+        self, space: str, member: str, vector: bytes, meta: bytes, ttl: float | None, limit: int
+    ) -> None:
+        raise NotImplementedError(f"{type(self).__name__} keeps no vectors")
+
+    async def _vector_version(self, space: str) -> int:
+        raise NotImplementedError(f"{type(self).__name__} keeps no vectors")
+
+    async def _vector_rows(self, space: str) -> VectorRows:
+        raise NotImplementedError(f"{type(self).__name__} keeps no vectors")
+
+    async def _vector_remove(self, space: str, member: str) -> None:
+        raise NotImplementedError(f"{type(self).__name__} keeps no vectors")
 
     # -- for subclasses --------------------------------------------------------------------
 

@@ -6,14 +6,16 @@ cache entries can never push a live counter out (which would silently reset a ra
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 import time
+from collections import OrderedDict
 from typing import Any
 
 from cachetools import TLRUCache
 
-from ._base import Store, logger
+from ._base import Store, VectorRow, VectorRows, logger
 
 # Per-entry bookkeeping of a dict slot, counted against max_bytes with the key and value.
 _ENTRY_OVERHEAD = 64
@@ -47,6 +49,8 @@ class MemoryStore(Store):
         max_entries: most entries kept.
         max_bytes: most bytes kept (values + per-entry overhead); a single larger value is
             refused (``set`` returns False, counted as ``too_large``).
+        max_vectors: most vector rows kept across every space (``vector_add``); past it
+            the oldest rows of any space go first.
         max_counters: most live counters kept (``incr``). Expired counters are dropped
             first; when every slot holds a live window, ``incr`` of a new key returns None
             (counted as ``counters_full``, logged once) rather than evicting a live window,
@@ -66,11 +70,14 @@ class MemoryStore(Store):
         max_entries: int = 10_000,
         max_bytes: int = 64 * 2**20,
         max_counters: int = 100_000,
+        max_vectors: int = 100_000,
         name: str = "memory",
     ) -> None:
         super().__init__(name=name)
         if max_entries < 1 or max_bytes < 1 or max_counters < 1:
             raise ValueError("max_entries, max_bytes and max_counters must be at least 1")
+        if max_vectors < 1:
+            raise ValueError("max_vectors must be at least 1")
         self.max_entries = max_entries
         self.max_bytes = max_bytes
         self._entries = _Entries(
@@ -84,6 +91,13 @@ class MemoryStore(Store):
         self._stats["too_large"] = 0
         self._stats["evictions"] = 0
         self._stats["counters_full"] = 0
+        self.max_vectors = max_vectors
+        # space -> (version, member -> row); rows in insertion order (oldest first).
+        self._spaces: dict[str, tuple[int, dict[str, VectorRow]]] = {}
+        # Every row of every space, oldest first, for the store-wide bound.
+        self._vector_order: OrderedDict[tuple[str, str], None] = OrderedDict()
+        self._versions = itertools.count(1)
+        self._stats["vector_evictions"] = 0
 
     @staticmethod
     def _sizeof(value: Any) -> int:
@@ -159,7 +173,65 @@ class MemoryStore(Store):
                 self._entries.pop(k, None)
         return len(doomed)
 
+    # -- vectors -----------------------------------------------------------------------------
+
+    async def _vector_add(
+        self, space: str, member: str, vector: bytes, meta: bytes, ttl: float | None, limit: int
+    ) -> None:
+        now = time.time()
+        row = VectorRow(member, vector, meta, now + ttl if ttl is not None else None)
+        with self._lock:
+            _, rows = self._spaces.get(space, (0, {}))
+            rows.pop(member, None)  # a replaced row is the newest again
+            self._vector_order.pop((space, member), None)
+            if len(rows) >= limit:  # full: expired rows make room before live ones go
+                expired = [
+                    m for m, r in rows.items() if r.expires_at is not None and r.expires_at <= now
+                ]
+                for old in expired:
+                    del rows[old]
+                    self._vector_order.pop((space, old), None)
+            rows[member] = row
+            self._vector_order[(space, member)] = None
+            while len(rows) > limit:
+                oldest = next(iter(rows))
+                del rows[oldest]
+                self._vector_order.pop((space, oldest), None)
+            self._spaces[space] = (next(self._versions), rows)
+            while len(self._vector_order) > self.max_vectors:
+                (other, gone), _ = self._vector_order.popitem(last=False)
+                self._stats["vector_evictions"] += 1
+                _, kept = self._spaces[other]
+                kept.pop(gone, None)
+                if kept:
+                    self._spaces[other] = (next(self._versions), kept)
+                else:
+                    del self._spaces[other]
+
+    async def _vector_version(self, space: str) -> int:
+        with self._lock:
+            return self._spaces.get(space, (0, {}))[0]
+
+    async def _vector_rows(self, space: str) -> VectorRows:
+        now = time.time()
+        with self._lock:
+            version, rows = self._spaces.get(space, (0, {}))
+            live = tuple(r for r in rows.values() if r.expires_at is None or r.expires_at > now)
+        return VectorRows(version, live)
+
+    async def _vector_remove(self, space: str, member: str) -> None:
+        with self._lock:
+            _, rows = self._spaces.get(space, (0, {}))
+            if rows.pop(member, None) is not None:
+                self._vector_order.pop((space, member), None)
+                if rows:
+                    self._spaces[space] = (next(self._versions), rows)
+                else:
+                    del self._spaces[space]
+
     async def _close(self) -> None:
         with self._lock:
             self._entries.clear()
             self._counters.clear()
+            self._spaces.clear()
+            self._vector_order.clear()

@@ -7,9 +7,10 @@
 from __future__ import annotations
 
 import re
+import struct
 from typing import TYPE_CHECKING, Any
 
-from ._base import Store
+from ._base import Store, VectorRow, VectorRows
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -25,6 +26,64 @@ if amount < 0 and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 local n = redis.call('INCRBY', KEYS[1], amount)
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
 return n
+"""
+
+
+# One vector space is four keys: the rows (a hash), their order (a sorted set by a
+# sequence number), their expiries (a sorted set by Redis time in ms) and the version.
+# Every change is one script, so replicas never see half of one.
+_VECTOR_ADD = """
+local fresh = redis.call('EXISTS', KEYS[1]) == 0
+local seq = redis.call('INCR', KEYS[5])
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ttl = tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], seq, ARGV[1])
+if ttl > 0 then redis.call('ZADD', KEYS[3], now + ttl, ARGV[1])
+else redis.call('ZADD', KEYS[3], '+inf', ARGV[1]) end
+local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', now)
+local n = redis.call('ZCARD', KEYS[2]) - #gone
+local limit = tonumber(ARGV[4])
+if n > limit then
+  for _, m in ipairs(redis.call('ZRANGE', KEYS[2], 0, n - limit - 1)) do table.insert(gone, m) end
+end
+for _, m in ipairs(gone) do
+  redis.call('HDEL', KEYS[1], m); redis.call('ZREM', KEYS[2], m); redis.call('ZREM', KEYS[3], m)
+end
+redis.call('SET', KEYS[4], seq)
+local keep = redis.call('PTTL', KEYS[1])
+for i = 1, 4 do
+  if ttl <= 0 then redis.call('PERSIST', KEYS[i])
+  elseif fresh or (keep >= 0 and keep < ttl) then redis.call('PEXPIRE', KEYS[i], ttl)
+  elseif keep >= 0 then redis.call('PEXPIRE', KEYS[i], keep) end
+end
+return seq
+"""
+
+# The version, then every live row oldest first: member, value, expiry (ms), ...
+_VECTOR_ROWS = """
+local version = tonumber(redis.call('GET', KEYS[4]) or '0')
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local out = {version}
+for _, m in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
+  local exp = redis.call('ZSCORE', KEYS[3], m)
+  if exp == false or exp == 'inf' or tonumber(exp) > now then
+    local v = redis.call('HGET', KEYS[1], m)
+    if v then table.insert(out, m); table.insert(out, v); table.insert(out, exp or 'inf') end
+  end
+end
+return out
+"""
+
+_VECTOR_REMOVE = """
+if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1]); redis.call('ZREM', KEYS[3], ARGV[1])
+local keep = redis.call('PTTL', KEYS[1])
+redis.call('SET', KEYS[4], redis.call('INCR', KEYS[5]))
+if keep > 0 then redis.call('PEXPIRE', KEYS[4], keep) end
+return 1
 """
 
 
@@ -102,6 +161,9 @@ class RedisStore(Store):
             raise ValueError("RedisStore stores bytes: give it a client without decode_responses")
         self._client: Redis = client
         self._incr_script = client.register_script(_INCR_EXPIRE)
+        self._vector_add_script = client.register_script(_VECTOR_ADD)
+        self._vector_rows_script = client.register_script(_VECTOR_ROWS)
+        self._vector_remove_script = client.register_script(_VECTOR_REMOVE)
 
     @property
     def client(self) -> Redis:
@@ -140,6 +202,39 @@ class RedisStore(Store):
         if batch:
             removed += int(await self._client.unlink(*batch))
         return removed
+
+    # -- vectors -----------------------------------------------------------------------------
+
+    def _space_keys(self, space: str) -> list[str]:
+        # Kinds first, so no space name can end where another space's key begins.
+        ns = self.namespace
+        keys = [f"{ns}~{kind}~{space}" for kind in ("h", "z", "e", "v")]
+        return [*keys, f"{ns}~clock"]
+
+    async def _vector_add(
+        self, space: str, member: str, vector: bytes, meta: bytes, ttl: float | None, limit: int
+    ) -> None:
+        ms = max(1, int(ttl * 1000)) if ttl is not None else 0
+        value = struct.pack("<I", len(vector)) + vector + meta
+        args: list[bytes | str | int] = [member, value, ms, limit]
+        await self._vector_add_script(keys=self._space_keys(space), args=args)
+
+    async def _vector_version(self, space: str) -> int:
+        version = await self._client.get(self._space_keys(space)[3])
+        return int(version) if version is not None else 0
+
+    async def _vector_rows(self, space: str) -> VectorRows:
+        out = await self._vector_rows_script(keys=self._space_keys(space))
+        rows = []
+        for i in range(1, len(out), 3):
+            member, value, expires = out[i], out[i + 1], out[i + 2]
+            (size,) = struct.unpack_from("<I", value)
+            exp = None if expires in (b"inf", "inf") else float(expires) / 1000
+            rows.append(VectorRow(member.decode(), value[4 : 4 + size], value[4 + size :], exp))
+        return VectorRows(int(out[0]), tuple(rows))
+
+    async def _vector_remove(self, space: str, member: str) -> None:
+        await self._vector_remove_script(keys=self._space_keys(space), args=[member])
 
     async def _close(self) -> None:
         if self._owned:

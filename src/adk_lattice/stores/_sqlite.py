@@ -20,6 +20,7 @@ from typing import Any
 import aiosqlite
 
 from ._base import Store
+from ._sqlite_vectors import VECTOR_SCHEMA, SQLiteVectors
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -47,6 +48,7 @@ CREATE TABLE IF NOT EXISTS counters (
 CREATE INDEX IF NOT EXISTS counters_expires ON counters (expires_at);
 """
 
+
 # One statement: a live counter goes up by the amount, an expired or absent one starts a
 # new window.
 _INCR = """
@@ -66,7 +68,7 @@ _GIVE_BACK = (
 _EVICT_BATCH = 32
 
 
-class SQLiteStore(Store):
+class SQLiteStore(SQLiteVectors, Store):
     """A store in an SQLite file: TTL, an entry and byte bound, least recently used evicted.
 
     A read refreshes an entry's recency at most every ``touch_interval`` seconds, so
@@ -80,6 +82,8 @@ class SQLiteStore(Store):
         path: the database file (created with its directory if missing).
         max_entries: most entries kept.
         max_bytes: most value bytes kept.
+        max_vectors: most vector rows kept across every space (``vector_add``); past it
+            the oldest rows of any space go first.
         busy_timeout: seconds to wait for another process's write lock before failing
             (a failure is a miss, like any store failure).
         touch_interval: seconds between recency updates of one entry on reads (the
@@ -97,6 +101,7 @@ class SQLiteStore(Store):
         *,
         max_entries: int = 100_000,
         max_bytes: int = 256 * 2**20,
+        max_vectors: int = 1_000_000,
         busy_timeout: float = 5.0,
         touch_interval: float = 1.0,
         name: str = "sqlite",
@@ -104,11 +109,14 @@ class SQLiteStore(Store):
         super().__init__(name=name)
         if max_entries < 1 or max_bytes < 1:
             raise ValueError("max_entries and max_bytes must be at least 1")
+        if max_vectors < 1:
+            raise ValueError("max_vectors must be at least 1")
         if busy_timeout < 0:
             raise ValueError("busy_timeout must be >= 0")
         self.path = os.fspath(path)
         self.max_entries = max_entries
         self.max_bytes = max_bytes
+        self.max_vectors = max_vectors
         self._busy_ms = int(busy_timeout * 1000)
         self._touch_interval = float(touch_interval)
         self._db: aiosqlite.Connection | None = None
@@ -117,6 +125,7 @@ class SQLiteStore(Store):
         # (a delete run inside another task's transaction would roll back with it).
         self._busy: asyncio.Lock | None = None
         self._stats["evictions"] = 0
+        self._stats["vector_evictions"] = 0
 
     async def _conn(self) -> aiosqlite.Connection:
         if self._db is not None:
@@ -145,7 +154,7 @@ class SQLiteStore(Store):
                 await db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
                 await db.execute("PRAGMA journal_mode = WAL")
                 await db.execute("PRAGMA synchronous = NORMAL")
-                await db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}COMMIT;")
+                await db.executescript(f"BEGIN IMMEDIATE;{_SCHEMA}{VECTOR_SCHEMA}COMMIT;")
             except sqlite3.OperationalError as exc:
                 await db.close()
                 busy = "locked" in str(exc) or "busy" in str(exc)

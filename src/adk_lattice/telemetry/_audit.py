@@ -16,7 +16,7 @@ from typing import Any, Final
 from .._outcome import Outcome
 from .._records import UNTRUSTED_SOURCES, InvocationRecord
 from ._content import delivered_model_text, delivered_tool_result
-from ._decisions import Decision, decisions_of, is_quiet
+from ._decisions import Decision, cache_match, decisions_of, is_quiet
 from ._sinks import BackgroundWriter, LoggingSink, Sink, as_sink, sink_name
 
 logger = logging.getLogger("adk_lattice")
@@ -43,6 +43,7 @@ class _Run:
     policy: list[dict[str, Any]] = field(default_factory=list)
     blocked: bool = False
     responses: list[str] = field(default_factory=list)
+    semantic: list[dict[str, Any]] = field(default_factory=list)
 
 
 class AuditLog:
@@ -176,6 +177,9 @@ class AuditLog:
         if hook == "before_model" and not outcome.synthesized:
             run.model_calls += 1
             run.cache_hits += any(d.decision == "cache_hit" for d in decisions)
+            matched = cache_match(outcome)
+            if matched is not None and matched[1] == "semantic":
+                run.semantic.append({"cache": matched[0], "similarity": matched[2]})
         elif hook == "after_model" and not outcome.partial:
             if not outcome.synthesized:  # a served response spent no tokens
                 usage = getattr(outcome.final, "usage_metadata", None)
@@ -258,6 +262,8 @@ class AuditLog:
             "ended_at": _iso(ended),
             "duration": round(time.perf_counter() - inv.started, 6),
         }
+        if run.semantic:  # hits a semantic cache served, each with its similarity
+            record["model_calls"]["semantic_hits"] = run.semantic
         if self.capture_content:
             record["responses"] = run.responses
         return record

@@ -160,3 +160,23 @@ def _reason(outcome: Outcome, step: object) -> str | None:
         code = outcome.value.get("code")
         return code[:64] if isinstance(code, str) and code else None
     return None
+
+
+def cache_match(outcome: Outcome) -> tuple[str, str, float | None] | None:
+    """How a cache hit served on ``before_model`` matched: ``(cache, match, similarity)``.
+
+    ``match`` is ``exact`` or ``semantic`` (with its similarity), as the hit marker in the
+    served response's ``custom_metadata["adk_lattice"]["cache"]`` says; None when the
+    outcome served no marked hit (a plain ``ResponseCache`` hit says no match).
+    """
+    if outcome.hook != "before_model" or outcome.synthesized:
+        return None
+    meta = getattr(outcome.value, "custom_metadata", None)
+    block = meta.get("adk_lattice") if isinstance(meta, Mapping) else None
+    marker = block.get("cache") if isinstance(block, Mapping) else None
+    if not isinstance(marker, Mapping) or not isinstance(marker.get("match"), str):
+        return None
+    similarity = marker.get("similarity")
+    if isinstance(similarity, bool) or not isinstance(similarity, int | float):
+        similarity = None
+    return str(marker.get("cache")), marker["match"], similarity

@@ -17,7 +17,7 @@ from opentelemetry.util.types import AttributeValue
 from .._outcome import Outcome
 from . import _names as n
 from ._content import delivered_model_text, delivered_tool_result
-from ._decisions import Decision, decisions_of, is_quiet
+from ._decisions import Decision, cache_match, decisions_of, is_quiet
 from ._metrics import STEP_OUTCOME, HookMetrics, error_type
 
 _SPAN_KEY: Final = "adk_lattice.telemetry.span"
@@ -147,6 +147,11 @@ class Telemetry:
             span.set_attribute(f"adk_lattice.{hook}.decision", loud[-1].decision)
             if loud[-1].reason is not None:
                 span.set_attribute(f"adk_lattice.{hook}.reason", loud[-1].reason)
+        matched = cache_match(outcome)
+        if matched is not None:  # exact or semantic, and how similar
+            span.set_attribute(n.CACHE_MATCH, matched[1])
+            if matched[2] is not None:
+                span.set_attribute(n.CACHE_SIMILARITY, matched[2])
         if outcome.synthesized and outcome.reason == "short_circuit":
             # ADK marks nothing when a response never came from the model: we do.
             span.set_attribute(n.SHORT_CIRCUIT, True)
