@@ -96,9 +96,70 @@ _NO_DIGIT_BEFORE: Final = r"(?<!\d[./])"
 #: may follow it; the rest of a dotted run may not).
 _NO_DIGIT_AFTER: Final = r"(?![\d-])(?![./]\d)"
 
-# A dotted run that is no card (a version, a date, an address) is refused by its grouping
-# (``card_ok``), so a card may end at a dot or slash before digits: ``4111111111111111/2025``.
-CARD: Final = Detector("CARD", _c(rf"(?<![\d-])\d(?:{_GAP}?\d){{12,18}}(?![\d-])"), card_ok)
+#: A run of digits and the separators between them, as long as it goes (linear: each step
+#: reads one digit).
+_DIGIT_RUN: Final = _c(rf"(?<![\d-])\d(?:{_GAP}?\d)*")
+_PIECES: Final = _c(r"\d+")
+#: The first digits of the card networks' numbers (Visa, Mastercard, American Express,
+#: Discover, JCB, Diners Club, UnionPay).
+_ISSUER: Final = _c(
+    r"4|5[1-5]|2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[0-8]|6(?:011|4[4-9]|5|2)"
+)
+
+
+def _printed(sizes: Sequence[int]) -> bool:
+    """Whether groups of these sizes are how cards are printed (4-4-4-1..4, 4-6-4, 4-6-5)."""
+    if all(size == 4 for size in sizes[:-1]) and 1 <= sizes[-1] <= 4:
+        return True
+    return len(sizes) == 3 and sizes[0] == 4 and sizes[1] == 6 and sizes[2] in (4, 5)
+
+
+def _cards(text: str) -> Iterator[tuple[int, int]]:
+    """Card numbers in ``text``, also where other digits run into them.
+
+    A run of digits and separators is cut into its digit groups, and each window of 13 to
+    19 digits that passes :func:`card_ok` is a card, the longest from each start. A window
+    starts the run or follows a space, and ends the run or comes before a space, a dot or a
+    slash, never next to a dash (a dashed run is an identifier). One that starts the run may
+    be grouped any way (a line break may fall anywhere in a value); one that follows a space
+    is unbroken or grouped as cards are printed, so a number written before a card (``call
+    +1 415 555 0132 4111 1111 1111 1111``, ``order 77 4111111111111111``) does not hide it,
+    and a table of short numbers is not read as one. A dotted run that is no card (a
+    version, a date, an address) is refused by its grouping, so a card may end at a dot or
+    slash before digits: ``4111111111111111/2025``.
+    """
+    for run in _DIGIT_RUN.finditer(text):
+        groups = [m.span() for m in _PIECES.finditer(text, run.start(), run.end())]
+        i = 0
+        while i < len(groups):
+            best = -1
+            start = groups[i][0]
+            if i == 0 or text[start - 1] == " ":
+                digits = 0
+                for j in range(i, len(groups)):
+                    digits += groups[j][1] - groups[j][0]
+                    if digits > 19:
+                        break
+                    end = groups[j][1]
+                    if digits < 13 or text[end : end + 1] == "-":
+                        continue
+                    value = text[start:end]
+                    sizes = [b - a for a, b in groups[i : j + 1]]
+                    # Inside a run, a window must look like a card too: most digit lists
+                    # have 13-19 digits in a row somewhere, and one in ten of those passes Luhn.
+                    inside = i > 0 and not (
+                        (value.isdigit() or _printed(sizes)) and _ISSUER.match(value)
+                    )
+                    if not inside and card_ok(value):
+                        best = j
+            if best < 0:
+                i += 1
+                continue
+            yield start, groups[best][1]
+            i = best + 1
+
+
+CARD: Final = Detector("CARD", finder=_cards)
 # The same separator twice: 123-45-6789, 123 45 6789, 123.45.6789, 123/45/6789.
 SSN: Final = Detector(
     "SSN",
