@@ -81,7 +81,7 @@ def _nearest(name: str, real: Iterable[str], what: str) -> str:
     if close:
         return f"the nearest real name is {close[0]!r}"
     shown = ", ".join(choices[:_SHOWN]) + (", ..." if len(choices) > _SHOWN else "")
-    return f"no real name is close; the app's {what}: {shown or 'none'}"
+    return f"no real name is close; {what}: {shown or 'none'}"
 
 
 def findings(declared: Iterable[Declared], tree: AppTree, dynamic: Collection[str]) -> list[str]:
@@ -98,13 +98,13 @@ def findings(declared: Iterable[Declared], tree: AppTree, dynamic: Collection[st
         if d.problem:
             found.append(d.problem)
         for agent in sorted(d.agents - tree.agent_names):
-            near = _nearest(agent, tree.agent_names, "agents")
+            near = _nearest(agent, tree.agent_names, "the app's agents")
             found.append(f"{d.handler}: names the agent {agent!r}, which the app has not; {near}")
         for tool, args in sorted(d.tools.items()):
             if tool in dynamic:
                 continue
             if tool not in tree.tools:
-                near = _nearest(tool, tree.tools, "tools")
+                near = _nearest(tool, tree.tools, "the app's tools")
                 tail = unlisted if tree.unlisted else ""
                 what = f"{d.handler}: names the tool {tool!r}, which no agent has"
                 found.append(f"{what}; {near}{tail}")
@@ -113,7 +113,7 @@ def findings(declared: Iterable[Declared], tree: AppTree, dynamic: Collection[st
             if real is None:  # a tool that declares no readable arguments: nothing to check
                 continue
             for arg in sorted(args - real):
-                near = _nearest(arg, real, f"{tool} arguments")
+                near = _nearest(arg, real, f"the arguments of {tool!r}")
                 found.append(
                     f"{d.handler}: names the argument {arg!r} of {tool!r}, which that tool "
                     f"does not take; {near}"
