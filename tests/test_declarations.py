@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,8 @@ from google.adk.tools.function_tool import FunctionTool
 from adk_lattice import Lattice, configure
 from adk_lattice.policy import CallLimits, Consequential, ProvenanceGuard
 from adk_lattice.testing import FakeModel, LatticeRunner, ScriptedResponse
+
+POLICY_DOC = (Path(__file__).resolve().parents[1] / "docs" / "policy.md").read_text("utf-8")
 
 
 class Mail:
@@ -240,3 +243,26 @@ def test_a_scoped_provenance_guard_is_refused_at_construction(option: str) -> No
     guard = configure(_guard(), **{option: {"send_email"}})
     with pytest.raises(TypeError, match=f"must see every tool and model call.*remove {option}="):
         Lattice(policy=[guard])
+
+
+def test_the_documented_check_runs() -> None:
+    """The check_declarations example in docs/policy.md runs as shown."""
+    section = POLICY_DOC[POLICY_DOC.index("## Declarations checked against the app") :]
+    start = section.index("```python\n") + 10
+    code = section[start : section.index("```\n", start)]
+    namespace: dict[str, Any] = {}
+    exec(compile(code, "docs/policy.md", "exec"), namespace)
+    assert namespace["findings"]
+
+
+async def test_a_documented_finding_is_what_the_check_prints() -> None:
+    """The argument finding shown in docs/policy.md is the text the check writes."""
+
+    def send_money(recipient: str, amount: float) -> dict[str, str]:
+        """Send money."""
+        return {}
+
+    agent = LlmAgent(name="bank", model=FakeModel(), tools=[send_money])
+    guard = ProvenanceGuard({"send_money": Consequential(args={"recipent": "iban"})})
+    (finding,) = await Lattice(policy=[guard]).check_declarations(agent)
+    assert finding in POLICY_DOC
