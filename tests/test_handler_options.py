@@ -243,7 +243,7 @@ class Refuser(BasePlugin):
 async def test_a_plugin_scoped_by_configure_skips_other_tools() -> None:
     """configure(plugin, tools=...) keeps an ADK plugin off the tools it is not scoped to."""
     plugin = configure(Refuser(), tools={"issue_refund"})
-    turn = await run_app(_charge_agent(), Lattice(policy=[plugin]))
+    turn = await run_app(_charge_agent(), Lattice(policy=[plugin], dynamic_tools=["issue_refund"]))
     assert turn.tool_responses == [{"charge_id": "c1", "amount": 10.0}]
 
 

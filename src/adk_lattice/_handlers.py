@@ -13,6 +13,9 @@ from ._hooks import DEFAULT_ON_ERROR, HOOK_ARGS, HOOKS, TOOL_HOOKS, HookName, On
 #: A class attribute only ``Lattice`` sets: how binding recognises a nested lattice without
 #: importing the plugin (which imports this module).
 LATTICE_MARK: Final = "_adk_lattice_plugin"
+#: A class attribute naming the scoping options (``tools``, ``agents``) a handler refuses:
+#: one that must see every call (``ProvenanceGuard``) would silently skip the rest.
+UNSCOPED_MARK: Final = "_adk_lattice_unscoped"
 
 _OPTIONS: Final = ("name", "agents", "tools", "on_error", "partial", "timeout", "mode")
 _MODES: Final = ("enforce", "shadow")
@@ -205,6 +208,7 @@ def bind(
     """
     name = handler_name(obj)
     _refuse_mistakes(obj, name)
+    _refuse_scoping(obj, name)
     if is_plugin(obj):
         return _bind_plugin(obj, tier, name, default_timeout)
     hooks: dict[HookName, Bound] = {}
@@ -272,6 +276,19 @@ def _refuse_mistakes(obj: Any, name: str) -> None:
                 f"which the lattice never calls: name it {hook} (drop `_callback`), or make "
                 f"the class a google.adk.plugins.BasePlugin"
             )
+
+
+def _refuse_scoping(obj: Any, name: str) -> None:
+    """Refuse ``tools=`` / ``agents=`` on a handler that must see every call."""
+    refused = getattr(type(obj), UNSCOPED_MARK, ())
+    given = [option for option in refused if getattr(obj, option, None) is not None]
+    if given:
+        scoped = " and ".join(f"{option}=" for option in given)
+        raise TypeError(
+            f"handler {name!r} must see every tool and model call of every agent, and "
+            f"{scoped} would make it skip the others without a word: remove {scoped} "
+            f"(its own declarations say which tools it acts on)"
+        )
 
 
 def _bind_plugin(

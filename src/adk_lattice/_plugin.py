@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, final
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 
+from ._app.check import DeclarationCheck, declarations
 from ._chain import denial
 from ._config.read import read_config_name
 from ._config.refuse import OnConfigError, load_config, refused
@@ -76,6 +77,10 @@ class Lattice(BasePlugin):
             ``open``: log the findings and run with the default observers only. ``None``
             reads ``ADK_LATTICE_ON_CONFIG_ERROR`` (how an operator chooses under ``adk
             api_server``), else ``refuse``.
+        dynamic_tools: tool names the handlers may name although no agent has them at the
+            first run (a toolset that adds tools later). Every other tool, argument and
+            agent a handler names is checked against the app at its first run: one that
+            names nothing real refuses every run (see :meth:`check_declarations`).
 
     Raises:
         TypeError: on a registration mistake, with the fix in the message: a class instead
@@ -105,6 +110,7 @@ class Lattice(BasePlugin):
         config: str | os.PathLike[str] | None = None,
         stack: bool = False,
         on_config_error: OnConfigError | None = None,
+        dynamic_tools: Iterable[str] = (),
     ) -> None:
         super().__init__(name)
         self._stack = StackCheck(self, stack=stack)
@@ -126,6 +132,7 @@ class Lattice(BasePlugin):
             strict = options.get("strict", strict)
             timeout = options.get("timeout", timeout)
             max_invocations = options.get("max_invocations", max_invocations)
+            dynamic_tools = options.get("dynamic_tools", dynamic_tools)
             self._owned = tuple(loaded.stores.values())
             if loaded.tracing is not None:
                 from .telemetry import enable_tracing
@@ -141,6 +148,10 @@ class Lattice(BasePlugin):
         chains, observers, members = build_tiers(tiers, timeout)
         chains, shadows = split_shadow(chains)
         self._members = members
+        if isinstance(dynamic_tools, str) or not all(isinstance(t, str) for t in dynamic_tools):
+            raise TypeError("dynamic_tools takes a list of tool names, e.g. ['search_orders']")
+        deciders = [*tiers["policy"], *tiers["cache"], *tiers["handlers"]]
+        self._declared = DeclarationCheck(declarations(deciders), frozenset(dynamic_tools))
         self._coverage = CoverageCheck()
         self._idle = not observers and not any(chains.values()) and not shadows
         self._dispatch = Dispatcher(
@@ -203,6 +214,24 @@ class Lattice(BasePlugin):
         """How many invocations are tracked right now (0 once every run has ended)."""
         return len(self._dispatch.records)
 
+    async def check_declarations(self, agent: BaseAgent) -> tuple[str, ...]:
+        """Check now, against ``agent``'s tree, what the handlers name (as the first run does).
+
+        Every tool a handler names (``consequential``, rules, limits, caches, ``tools=``
+        scoping) must be a tool of some agent in the tree, every argument it names a
+        parameter of that tool, every ``agents=`` name an agent; a name in
+        ``dynamic_tools`` is accepted unseen. Toolsets are listed without a context. Use it
+        in a test or at start-up to fail before serving; runs check the same by themselves.
+
+        Args:
+            agent: the root agent of the app.
+
+        Returns:
+            One finding per unknown name, naming the handler and the nearest real name
+            (empty when every name is real).
+        """
+        return await self._declared.check(agent)
+
     def chain(self, hook: HookName, mode: Mode = "enforce") -> tuple[str, ...]:
         """The names of the deciders on a hook, in the order they run.
 
@@ -239,6 +268,9 @@ class Lattice(BasePlugin):
         self._coverage.check(invocation_context)
         if self._idle or self._stack.off_run(invocation_context):
             return None
+        unknown = await self._declared.refusal(invocation_context)
+        if (refusal := refused(unknown, "before_run")) is not None:
+            return refusal  # type: ignore[no-any-return]
         inv = self._dispatch.invocation(invocation_context)
         kwargs = {"invocation_context": invocation_context}
         decided = await self._dispatch.decide(

@@ -55,6 +55,7 @@ class Rig:
         script: the model's scripted turns.
         cache, policy, handlers: the lattice tiers.
         tools: the agent's tools.
+        sub_agents: the agent's sub-agents.
         app_name: the App name (part of the cache scope).
         model: a FakeModel to use instead of one made from ``script``.
         telemetry: more observers, after the rig's recorder.
@@ -68,13 +69,20 @@ class Rig:
         policy: Sequence[Any] = (),
         handlers: Sequence[Any] = (),
         tools: Sequence[Any] = (),
+        sub_agents: Sequence[Any] = (),
         app_name: str = "billing",
         model: FakeModel | None = None,
         telemetry: Sequence[Any] = (),
     ) -> None:
         self.model = model if model is not None else FakeModel(script=script)
         self.recorder = Recorder()
-        agent = LlmAgent(name="assistant", model=self.model, instruction="Be brief.", tools=tools)
+        agent = LlmAgent(
+            name="assistant",
+            model=self.model,
+            instruction="Be brief.",
+            tools=tools,
+            sub_agents=list(sub_agents),
+        )
         self.lattice = Lattice(
             policy=policy,
             cache=cache,

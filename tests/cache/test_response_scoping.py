@@ -6,11 +6,12 @@ import asyncio
 import json
 from typing import Any
 
+from google.adk.agents import LlmAgent
 from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_lattice.cache import MemoryStore, ResponseCache, request_digest, request_material
-from adk_lattice.testing import FunctionCall, ScriptedResponse
+from adk_lattice.testing import FakeModel, FunctionCall, ScriptedResponse
 from tests.cache.rig import RecordingStore, Rig, SlowModel, text_of
 
 S = ScriptedResponse
@@ -30,7 +31,8 @@ async def test_agents_leaves_other_agents_uncached() -> None:
     """A cache scoped to another agent neither serves nor stores this agent's answers."""
     store = MemoryStore()
     cache = ResponseCache(store, agents={"researcher"})
-    rig = Rig([S.text("Paris."), S.text("Paris again.")], cache=[cache])
+    researcher = LlmAgent(name="researcher", model=FakeModel())
+    rig = Rig([S.text("Paris."), S.text("Paris again.")], cache=[cache], sub_agents=[researcher])
     await rig.ask("Capital of France?")
     second = await rig.ask("Capital of France?")
     assert (text_of(second), rig.model.calls) == ("Paris again.", 2)

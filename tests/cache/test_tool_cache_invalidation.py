@@ -102,7 +102,7 @@ async def test_a_failed_recovered_mutating_call_sweeps_the_store_once(cached: bo
     tools = ["lookup_charge", "sync_account"] if cached else ["lookup_charge"]
     cache = ToolResultCache(store, tools, invalidates={"sync_account": ["lookup_charge"]})
     script = [S.call("sync_account", account="a1"), S.text("ok")]
-    rig = Rig(script, cache=[cache], tools=[sync_account], handlers=[_recover])
+    rig = Rig(script, cache=[cache], tools=[sync_account, lookup_charge], handlers=[_recover])
     await rig.ask("Sync")
     await rig.close()
     assert store.stats["deletes"] == 1

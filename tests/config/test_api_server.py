@@ -133,3 +133,25 @@ def test_a_broken_config_refuses_every_run_over_http(
     assert any("refused" in t and "bad.toml" in t for t in texts), texts
     assert f"{bad}: [[policy]] #1 (adk_lattice.policy:RequiredState) use" in log
     assert "every run is refused" in log
+
+
+def test_a_misspelt_tool_in_the_config_refuses_every_run_over_http(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The example's config with ``issue_refnd`` for ``issue_refund``: /run ends refused, the
+    refund never runs, and the reply and the log name the real tool."""
+    text = (EXAMPLE / "lattice.toml").read_text(encoding="utf-8")
+    misspelt = tmp_path_factory.mktemp("typo") / "lattice.toml"
+    misspelt.write_text(text.replace("issue_refund", "issue_refnd"), encoding="utf-8")
+    agents = served_agents(tmp_path_factory)
+    with serve(agents, {"ADK_LATTICE_CONFIG": str(misspelt)}) as (base, proc):
+        reply = run_refund(base, "s3")
+        proc.terminate()
+        log = proc.communicate(timeout=20)[0].decode(errors="replace")
+    assert reply.status_code == 200, reply.text
+    events = reply.json()
+    assert _responses(events) == []
+    texts = [p.get("text", "") for e in events for p in (e.get("content") or {}).get("parts", [])]
+    assert any("'issue_refnd'" in t and "'issue_refund'" in t for t in texts), texts
+    assert "CallLimits: names the tool 'issue_refnd'" in log
+    assert "every run is refused" in log

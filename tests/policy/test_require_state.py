@@ -161,7 +161,8 @@ async def test_an_undeclared_flag_reads_as_false_when_unset(ctx: Any) -> None:
 async def test_only_the_named_agents_are_guarded() -> None:
     """With agents=, an agent not named runs even when the key does not hold."""
     model = FakeModel([ScriptedResponse.text("hello")])
-    agent = LlmAgent(name="assistant", model=model)
+    billing = LlmAgent(name="billing", model=FakeModel())
+    agent = LlmAgent(name="assistant", model=model, sub_agents=[billing])
     guard = RequireState(ACTIVE, message="inactive", agents={"billing"})
     run = await run_app(agent, [Lattice(policy=[guard])], "hi")
     assert run.texts == ["hello"]

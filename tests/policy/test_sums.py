@@ -420,7 +420,12 @@ async def test_other_tools_are_not_checked() -> None:
     model = FakeModel(
         [ScriptedResponse.call("lookup", charge_id="c1"), ScriptedResponse.text("ok")]
     )
-    agent = LlmAgent(name="billing", model=model, tools=[lookup])
+
+    def issue_refund(charge_id: str, amount: float) -> dict[str, Any]:
+        """Refund a charge."""
+        return {"refunded": amount}
+
+    agent = LlmAgent(name="billing", model=model, tools=[lookup, issue_refund])
     limit = SumLimit("issue_refund", "amount", limit=100, window=60)
     run = await run_app(agent, [Lattice(policy=[limit])], "look")
     assert run.responses("lookup") == [{"charge_id": "c1"}]

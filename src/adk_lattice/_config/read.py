@@ -28,6 +28,7 @@ _LATTICE_KEYS: Final = {
     "strict": "true or false",
     "timeout": "a positive number of seconds",
     "max_invocations": "a positive integer",
+    "dynamic_tools": "a list of tool names",
 }
 _TRACING_KEYS: Final = {
     "exporter": "one of 'console', 'otlp', 'otlp_http', 'otlp_grpc', 'none'",
@@ -55,7 +56,8 @@ class LatticeConfig:
         path: the file it was read from.
         tiers: ``policy``, ``cache``, ``handlers`` and (when the file lists it)
             ``telemetry``: the built handler objects, in file order.
-        options: ``strict``, ``timeout``, ``max_invocations`` and ``name`` when given.
+        options: ``strict``, ``timeout``, ``max_invocations``, ``dynamic_tools`` and
+            ``name`` when given.
         stores: the shared stores by name (the lattice closes them at ``close()``).
         state: the declared state keys by name.
         tracing: the ``[tracing]`` table (``exporter``, ``service_name``), or None.
@@ -152,6 +154,8 @@ def _fits(key: str, value: Any, table: str) -> bool:
         return isinstance(value, str) and bool(value)
     if key == "strict":
         return isinstance(value, bool)
+    if key == "dynamic_tools":
+        return isinstance(value, list) and all(isinstance(v, str) and v for v in value)
     number = isinstance(value, int | float) and not isinstance(value, bool)
     if key == "timeout":
         return number and value > 0

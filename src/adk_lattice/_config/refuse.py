@@ -14,7 +14,7 @@ import logging
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal, get_args
+from typing import TYPE_CHECKING, Any, ClassVar, Final, Literal, Protocol, get_args
 
 from google.adk.models.llm_response import LlmResponse
 from google.genai import types
@@ -46,6 +46,7 @@ class Refusal:
 
     path: str
     findings: tuple[str, ...]
+    code: ClassVar[str] = CODE
 
     def reply(self) -> types.Content:
         """The model-authored reply a refused run ends with (names no table or value)."""
@@ -130,7 +131,21 @@ def load_config(
         return None, refusal
 
 
-def refused(refusal: Refusal | None, hook: str) -> Any:
+class Refuses(Protocol):
+    """What refuses every run: a config file that did not build, a name that names nothing."""
+
+    @property
+    def code(self) -> str:
+        """The ``code`` of the refusal (a tool denial's ``code``, a model reply's reason)."""
+
+    def reply(self) -> types.Content:
+        """The model-authored reply a refused run ends with."""
+
+    def log(self, when: str) -> None:
+        """Log the refusal at ERROR level."""
+
+
+def refused(refusal: Refuses | None, hook: str) -> Any:
     """What a refusing lattice returns on ``hook`` (logged loudly), or None when it built.
 
     ``before_run`` ends the run with the reply; ``before_model`` and ``before_tool`` refuse
@@ -141,7 +156,8 @@ def refused(refusal: Refusal | None, hook: str) -> Any:
     refusal.log(f"{hook} refused")
     reply = refusal.reply()
     if hook == "before_model":
-        return LlmResponse(content=reply, custom_metadata={"adk_lattice": {"reason": CODE}})
+        meta = {"adk_lattice": {"reason": refusal.code}}
+        return LlmResponse(content=reply, custom_metadata=meta)
     if hook == "before_tool":
-        return {"status": "denied", "reason": reply.parts[0].text, "code": CODE}  # type: ignore[index]
+        return {"status": "denied", "reason": reply.parts[0].text, "code": refusal.code}  # type: ignore[index]
     return reply

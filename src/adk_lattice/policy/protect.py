@@ -13,7 +13,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Collection, Iterable, Mapping
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
@@ -161,10 +161,17 @@ class ProtectState:
         #: invocation id -> the canonical values of the lasting keys once checked.
         self._checked: Keyed[dict[str, bytes]] = Keyed()
 
+    #: Scoped, it would skip the run hooks that undo a client's writes.
+    _adk_lattice_unscoped: ClassVar[tuple[str, ...]] = ("tools", "agents")
+
     @property
     def counts(self) -> Mapping[str, int]:
         """Counters: ``refused:client``, ``refused:tool``, ``allowed:tool``, ``unverified``."""
         return self._counts.snapshot()
+
+    def declared_names(self) -> dict[str, frozenset[str]]:
+        """The ``writers`` tools (checked against the app at its first run)."""
+        return dict.fromkeys(self.writers, frozenset())
 
     def protected(self) -> frozenset[str]:
         """The key names protected right now."""

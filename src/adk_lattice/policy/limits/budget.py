@@ -14,7 +14,7 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, ClassVar, Final, Literal
 
 from google.adk.models.llm_response import LlmResponse
 
@@ -183,6 +183,9 @@ class TokenBudget:
         #: root invocation id -> the (app name, session id, user id) of the user request.
         self._requests: Keyed[tuple[str, str, str]] = Keyed()
         self._priced = any(b.cost is not None for b in self.budgets)
+
+    #: Its tool hooks only keep the count; scoped to tools it would count no model call.
+    _adk_lattice_unscoped: ClassVar[tuple[str, ...]] = ("tools",)
 
     @property
     def counts(self) -> Mapping[str, int]:

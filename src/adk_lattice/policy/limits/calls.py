@@ -112,6 +112,10 @@ class CallLimits:
         """Invocations with live counters (0 once every run has ended)."""
         return len(self._runs)
 
+    def declared_names(self) -> dict[str, frozenset[str]]:
+        """The tools ``per_tool`` caps (checked against the app at its first run)."""
+        return dict.fromkeys(self.per_tool, frozenset())
+
     def before_model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
         """Count the model call; refuse it past ``max_model_calls``."""
         root = self._roots.of(callback_context.invocation_id)

@@ -108,6 +108,10 @@ class SumLimit:
         """Counters by outcome."""
         return self._counts.snapshot()
 
+    def declared_names(self) -> dict[str, frozenset[str]]:
+        """The summed tool and its field (checked against the app at its first run)."""
+        return {self.tool: frozenset({self.field})}
+
     def _key(self, ctx: Any) -> str:
         if self.per == "user":
             scope, who = "user", ctx.user_id

@@ -157,6 +157,11 @@ class RedactPII(Scrubber):
         self._originals: Keyed[dict[str, Any]] = Keyed()
         self._refused: Keyed[str] = Keyed()
 
+    def declared_names(self) -> dict[str, frozenset[str]]:
+        """The ``restore_args`` tools (checked against the app at its first run)."""
+        tools = () if isinstance(self.restore_args, bool) else self.restore_args
+        return dict.fromkeys(tools, frozenset())
+
     @property
     def open_streams(self) -> int:
         """Streams with a held-back tail right now (0 once every stream finished)."""

@@ -14,7 +14,7 @@ import logging
 import secrets
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from cachetools import LRUCache
 from google.adk.tools.agent_tool import AgentTool
@@ -155,10 +155,23 @@ class ProvenanceGuard:
             raise ValueError("no ToolRule declares sensitive=..., e.g. {'recipient': 'iban'}")
         return cls(table, **options)
 
+    #: Scoped to some tools or agents it would let the others' calls go unchecked.
+    _adk_lattice_unscoped: ClassVar[tuple[str, ...]] = ("tools", "agents")
+
     @property
     def counts(self) -> Mapping[str, int]:
         """Counters by outcome."""
         return self._counts.snapshot()
+
+    def declared_names(self) -> dict[str, frozenset[str]]:
+        """The tools this guard names, each with the sensitive arguments it checks.
+
+        The lattice checks them against the app at its first run: a consequential or
+        trusted tool no agent has, or an argument its tool does not take, refuses every run.
+        """
+        names: dict[str, frozenset[str]] = dict.fromkeys(self.trusted, frozenset())
+        names.update((tool, frozenset(spec.args)) for tool, spec in self.consequential.items())
+        return names
 
     # -- hooks -----------------------------------------------------------------------------
 

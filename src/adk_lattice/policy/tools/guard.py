@@ -161,6 +161,11 @@ class ToolGuard:
         """Counters by outcome, and ``denied:<tool>``."""
         return self._counts.snapshot()
 
+    def declared_names(self) -> dict[str, frozenset[str]]:
+        """The tools the rules name, each with the arguments its rule names (checked
+        against the app at its first run): see :func:`rule_arguments`."""
+        return {tool: rule_arguments(rule) for tool, rule in self.rules.items()}
+
     def _deny(self, ctx: Any, tool: str, code: str, reason: str) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")
         # The code only: a reason may name argument fields a check wrote.
@@ -278,6 +283,22 @@ def _parameters(tool: Any) -> frozenset[str]:
     if declaration.parameters is not None:
         return field_names(declaration.parameters.model_dump(exclude_none=True))
     return frozenset()
+
+
+def rule_arguments(rule: ToolRule) -> frozenset[str]:
+    """The top-level arguments a rule names: rewrites, the approval threshold, sensitive
+    arguments, and the properties of its schema and model."""
+    names = {r.field for r in rule.rewrites}
+    when = rule.approval.when if rule.approval is not None else None
+    if isinstance(when, tuple | list) and when and isinstance(when[0], str):
+        names.add(when[0])
+    names.update(rule.sensitive or ())
+    model = rule.model.model_json_schema() if rule.model is not None else None
+    for schema in (rule.schema, model):
+        props = schema.get("properties") if isinstance(schema, Mapping) else None
+        if isinstance(props, Mapping):
+            names.update(k for k in props if isinstance(k, str))
+    return frozenset(names)
 
 
 def _trusted(rules: Mapping[str, ToolRule], default: ToolRule | None) -> list[StateKey[Any]]:

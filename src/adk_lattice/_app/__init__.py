@@ -1,0 +1,1 @@
+"""The app a lattice runs in: its agent tree, and the handlers' declarations checked against it."""
