@@ -13,6 +13,7 @@ lists and inline tables too.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import os
@@ -83,7 +84,9 @@ def import_object(reference: str, *, base: str | None = None) -> Any:
         raise ValueError(f"cannot import {module_name!r} ({type(exc).__name__}: {exc})") from None
     for part in attr_path.split("."):
         if not hasattr(obj, part):
-            raise ValueError(f"{module_name!r} has no attribute {attr_path!r}")
+            near = difflib.get_close_matches(part, [n for n in dir(obj) if n[:1] != "_"], 1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ValueError(f"{module_name!r} has no attribute {attr_path!r}{hint}")
         obj = getattr(obj, part)
     return obj
 
