@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from .._handlers import _OPTIONS, configure
 from .._hooks import HOOKS
+from .convert import Mismatch, convert, hints
 
 _ENTRY_KEYS: Final = ("use", "args", *_OPTIONS)
 _STATE_TYPES: Final = {"str": str, "int": int, "float": float, "bool": bool}
@@ -116,8 +117,17 @@ def _call(
         )
     if unknown:
         return None
+    annotations = hints(factory)
+    typed: dict[str, Any] = {}
+    for key, value in args.items():
+        try:
+            typed[key] = convert(value, annotations.get(key, Any))
+        except Mismatch as exc:
+            find.add(table, f"args.{key}{exc.where}", str(exc))
+    if len(typed) < len(args):
+        return None
     try:
-        return factory(**args)
+        return factory(**typed)
     except Exception as exc:
         find.add(table, "args", f"{what} refused them ({type(exc).__name__}: {exc})")
         return None
