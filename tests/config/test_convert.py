@@ -114,3 +114,39 @@ def test_a_rewrite_table_without_use_says_to_name_the_class(tmp_path: Path) -> N
     """A rewrite table must say which rewrite it is."""
     path = write(tmp_path, GUARD.replace('use = "Clamp", ', ""))
     assert "a table here is one of Clamp, Round, InjectState" in finding(path)
+
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "config" / "lattice.toml"
+
+
+def test_the_example_declares_every_guard_without_an_import() -> None:
+    """The shipped example builds provenance, approvals, redaction, cache, budget and audit."""
+    assert "@import" not in EXAMPLE.read_text(encoding="utf-8")
+    config = read_config(EXAMPLE)
+    built = {type(h).__name__ for tier in config.tiers.values() for h in tier}
+    wanted = {"ProvenanceGuard", "ToolGuard", "RedactPII", "ResponseCache", "TokenBudget"}
+    assert wanted | {"AuditLog"} <= built
+    rule = next(h for h in config.tiers["policy"] if type(h).__name__ == "ToolGuard")
+    assert rule.rules["issue_refund"].approval.role_key.name == "user:is_manager"
+
+
+async def test_the_example_stops_a_refund_over_the_manager_threshold() -> None:
+    """Through a real Runner on the example, a refund of 250 by a non-manager does not run."""
+    done: list[float] = []
+
+    def issue_refund(charge_id: str, amount: float) -> dict[str, Any]:
+        """Refund part of a charge."""
+        done.append(amount)
+        return {"status": "refunded"}
+
+    model = FakeModel(
+        [
+            ScriptedResponse.call("issue_refund", charge_id="ch_1", amount=250.0),
+            ScriptedResponse.text("ok"),
+        ]
+    )
+    agent = LlmAgent(name="billing", model=model, tools=[issue_refund])
+    lattice = Lattice.from_config(EXAMPLE, on_config_error="raise")
+    run = await run_app(agent, lattice, "Refund 250 on ch_1 please.")
+    assert done == []
+    assert run.tool_responses[0]["code"] == "approval_required"
