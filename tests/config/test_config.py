@@ -322,3 +322,55 @@ def test_a_module_beside_the_config_file_imports_in_the_check_and_the_lattice(
     assert main(["config", "check", str(path)], io.StringIO()) == 0
     lattice = Lattice.from_config(path, on_config_error="raise")
     assert lattice.chain("before_tool") == ("DeskGuard",)
+
+
+def test_config_check_on_a_missing_file_exits_2(tmp_path: Path) -> None:
+    """``config check nope.toml`` is a usage error (exit 2), as the help says."""
+    assert main(["config", "check", str(tmp_path / "nope.toml")], out=io.StringIO()) == 2
+
+
+def test_the_command_help_shows_no_markup(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--help`` prints the description without reStructuredText backticks."""
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "config check" in out
+    assert "``" not in out
+
+
+def test_a_misspelt_policy_class_gets_a_did_you_mean(tmp_path: Path) -> None:
+    """``RequiredState`` is reported with the nearest real name, ``RequireState``."""
+    path = write(tmp_path, '[[policy]]\nuse = "adk_lattice.policy:RequiredState"\n')
+    (finding,) = findings(path)
+    assert "has no attribute 'RequiredState'; did you mean 'RequireState'?" in finding
+
+
+def test_a_token_cap_written_as_text_names_the_field(tmp_path: Path) -> None:
+    """``output_tokens = "2000"`` fails naming output_tokens and the value."""
+    path = write(
+        tmp_path,
+        '[[policy]]\nuse = "adk_lattice.policy:TokenBudget"\n'
+        'args = { budgets = [{ scope = "session", output_tokens = "2000" }] }\n',
+    )
+    (finding,) = findings(path)
+    assert "Budget output_tokens must be a non-negative integer or None, not '2000'" in finding
+
+
+def test_redact_pii_restore_args_of_numbers_is_a_finding_saying_what_it_takes(
+    tmp_path: Path,
+) -> None:
+    """``restore_args = [1]`` in a file is reported with the values it takes."""
+    path = write(
+        tmp_path,
+        '[[policy]]\nuse = "adk_lattice.policy:RedactPII"\nargs = { restore_args = [1] }\n',
+    )
+    (finding,) = findings(path)
+    assert "restore_args takes True, False or a list of tool names" in finding
+
+
+def test_redact_pii_restore_args_none_is_a_clear_error() -> None:
+    """``RedactPII(restore_args=None)`` says what it takes instead of a raw TypeError."""
+    from adk_lattice.policy import RedactPII
+
+    with pytest.raises(TypeError, match="restore_args takes True, False or a list of tool"):
+        RedactPII(restore_args=None)  # type: ignore[arg-type]

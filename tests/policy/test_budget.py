@@ -264,8 +264,8 @@ async def test_a_response_without_prompt_tokens_adds_no_input_tokens() -> None:
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"output_tokens": -1}, "^token caps must be non-negative integers$"),
-        ({"input_tokens": 1.5}, "^token caps must be non-negative integers$"),
+        ({"output_tokens": -1}, "^Budget output_tokens must be a non-negative integer"),
+        ({"input_tokens": 1.5}, "^Budget input_tokens must be a non-negative integer"),
         ({"cost": float("nan")}, "^cost must be a finite, non-negative amount$"),
         ({"cost": 1, "window_seconds": 0}, "^window_seconds must be positive$"),
     ],

@@ -360,3 +360,17 @@ def test_a_number_shaped_like_a_date_and_hour_without_minutes_is_caught(text: st
     """Digits that read as a date and hour but have no :mm after them are a number."""
     out, _ = RedactPII(kinds=["phone"]).scrub(text.format("21251013 12"))
     assert out == text.format("[REDACTED:PHONE]")
+
+
+def test_without_the_pii_extra_redact_pii_warns_once_naming_the_extra(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without phonenumbers, the US-only fallback is announced once, with the extra to install."""
+    monkeypatch.setattr(_phone, "_pn", None)
+    monkeypatch.setattr(_phone, "_warned", False)
+    with caplog.at_level("WARNING", logger="adk_lattice.policy"):
+        RedactPII()
+        RedactPII()
+    warned = [r.getMessage() for r in caplog.records if "US-only" in r.getMessage()]
+    assert len(warned) == 1
+    assert "adk-lattice[pii]" in warned[0]

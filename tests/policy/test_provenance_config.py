@@ -53,10 +53,10 @@ def test_trusted_tools_string_path_fails() -> None:
         guard(trusted_tools={"read_inbox": "messages.*.sender"})
 
 
-def test_trusted_state_takes_state_keys() -> None:
-    """A raw key name in trusted_state fails: declared keys only."""
-    with pytest.raises(TypeError, match="StateKey"):
-        guard(trusted_state=["user:email"])
+def test_trusted_state_refuses_an_undeclared_name() -> None:
+    """A key name in trusted_state must be declared: an undeclared one fails with the fix."""
+    with pytest.raises(ValueError, match="no state key 'user:pc_never_declared' is declared"):
+        guard(trusted_state=["user:pc_never_declared"])
 
 
 def test_from_rules_reads_sensitive_arguments() -> None:
@@ -149,6 +149,6 @@ def test_consequential_not_a_mapping_fails_with_the_form() -> None:
 
 
 def test_trusted_state_error_names_the_type_given() -> None:
-    """A raw key name in trusted_state is reported by its type, so the fix is plain."""
-    with pytest.raises(TypeError, match=r"^trusted_state takes StateKey objects, not str$"):
-        guard(trusted_state=["user:email"])
+    """A trusted_state entry that is neither a key nor a name is reported by its type."""
+    with pytest.raises(TypeError, match=r"trusted_state takes a StateKey or a .* not int$"):
+        guard(trusted_state=[5])

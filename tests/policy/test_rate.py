@@ -612,7 +612,7 @@ async def test_a_store_outage_reads_its_own_message(ctx: Any, hook: str) -> None
         ({"limit": -1}, ValueError, "^limit must be a non-negative integer$"),
         ({"limit": 1.5}, ValueError, "^limit must be a non-negative integer$"),
         ({"window_seconds": 0}, ValueError, "^window_seconds must be positive$"),
-        ({"per": "session"}, TypeError, "^per must be 'user' or a declared StateKey$"),
+        ({"per": "session"}, ValueError, "^RateLimit per: no state key 'session' is declared"),
         ({"on_store_error": "skip"}, ValueError, "^on_store_error must be 'deny' or 'allow'$"),
         (
             {"store": object()},

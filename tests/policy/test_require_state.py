@@ -131,7 +131,9 @@ async def test_an_undeclared_name_is_a_flag_that_defaults_to_off(ctx: Any) -> No
 
 def test_a_key_of_another_type_is_refused_with_the_fix() -> None:
     """A key that is neither a StateKey nor a name fails at construction, saying what it takes."""
-    with pytest.raises(TypeError, match=r"^RequireState takes a StateKey or a key name, not int$"):
+    with pytest.raises(
+        TypeError, match=r"^RequireState takes a StateKey or a state key name .*, not int$"
+    ):
         RequireState(3, message="x")  # type: ignore[arg-type]
 
 

@@ -262,7 +262,7 @@ async def test_a_failed_call_gives_its_reservation_back() -> None:
         ({"scale": True}, ValueError, r"^scale must be a positive int \(units per 1, e\.g\. 100 "),
         ({"scale": 1.5}, ValueError, r"^scale must be a positive int \(units per 1, e\.g\. 100 "),
         ({"scale": 0}, ValueError, r"^scale must be a positive int \(units per 1, e\.g\. 100 "),
-        ({"per": "session"}, TypeError, "^per must be 'user' or a declared StateKey$"),
+        ({"per": "session"}, ValueError, "^SumLimit per: no state key 'session' is declared"),
         (
             {"on_exceed": "block"},
             ValueError,

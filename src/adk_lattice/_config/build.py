@@ -13,6 +13,7 @@ lists and inline tables too.
 
 from __future__ import annotations
 
+import difflib
 import importlib
 import inspect
 import os
@@ -22,6 +23,7 @@ from typing import Any, Final
 
 from .._handlers import _OPTIONS, configure
 from .._hooks import HOOKS
+from .convert import Mismatch, convert, hints
 
 _ENTRY_KEYS: Final = ("use", "args", *_OPTIONS)
 _STATE_TYPES: Final = {"str": str, "int": int, "float": float, "bool": bool}
@@ -83,7 +85,9 @@ def import_object(reference: str, *, base: str | None = None) -> Any:
         raise ValueError(f"cannot import {module_name!r} ({type(exc).__name__}: {exc})") from None
     for part in attr_path.split("."):
         if not hasattr(obj, part):
-            raise ValueError(f"{module_name!r} has no attribute {attr_path!r}")
+            near = difflib.get_close_matches(part, [n for n in dir(obj) if n[:1] != "_"], 1)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise ValueError(f"{module_name!r} has no attribute {attr_path!r}{hint}")
         obj = getattr(obj, part)
     return obj
 
@@ -113,8 +117,17 @@ def _call(
         )
     if unknown:
         return None
+    annotations = hints(factory)
+    typed: dict[str, Any] = {}
+    for key, value in args.items():
+        try:
+            typed[key] = convert(value, annotations.get(key, Any))
+        except Mismatch as exc:
+            find.add(table, f"args.{key}{exc.where}", str(exc))
+    if len(typed) < len(args):
+        return None
     try:
-        return factory(**args)
+        return factory(**typed)
     except Exception as exc:
         find.add(table, "args", f"{what} refused them ({type(exc).__name__}: {exc})")
         return None

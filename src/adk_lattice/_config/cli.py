@@ -112,6 +112,8 @@ def _lint_state(args: argparse.Namespace, out: TextIO) -> int:
 def _config_check(args: argparse.Namespace, out: TextIO) -> int:
     from .read import ConfigError, read_config
 
+    if not os.path.isfile(args.file):
+        raise UsageError(f"{args.file}: no such file (expected a TOML lattice config)")
     # The check imports exactly what the server would: ``python -m`` put the working
     # folder first on the path, which ``adk api_server`` does not, so it is taken off.
     saved = list(sys.path)
@@ -140,7 +142,9 @@ def _summary(out: TextIO, what: str, count: int, verb: str = "lint") -> int:
 
 def parser() -> argparse.ArgumentParser:
     """The command-line parser."""
-    top = argparse.ArgumentParser(prog="python -m adk_lattice", description=__doc__)
+    # The module docstring is reStructuredText; the terminal shows it without the markup.
+    description = (__doc__ or "").replace("``", "")
+    top = argparse.ArgumentParser(prog="python -m adk_lattice", description=description)
     commands = top.add_subparsers(dest="command", required=True)
     lint = commands.add_parser("lint", help="check model-facing tool text or state keys")
     checks = lint.add_subparsers(dest="check", required=True)

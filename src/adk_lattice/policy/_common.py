@@ -12,6 +12,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 
 from .._notes import note
+from ..state import REGISTRY, StateKey
 
 #: The ``custom_metadata`` key under which a refusal says who refused and why.
 META_KEY: Final = "adk_lattice"
@@ -19,6 +20,52 @@ META_KEY: Final = "adk_lattice"
 DENIAL_STATE_KEY: Final = "temp:adk_lattice.denial"
 
 V = TypeVar("V")
+
+
+def declared_key(
+    key: Any, kind: type[Any] | None, what: str, *, declare: bool = True, doc: str = ""
+) -> StateKey[Any]:
+    """A :class:`StateKey`, given as one or by its name (as a config file writes it).
+
+    A name is looked up in the registry; a name never declared is declared here, of
+    ``kind`` with its empty default (``False`` for a bool key), so that a missing value
+    never counts as true.
+
+    Args:
+        key: a StateKey or a key name such as ``"user:is_manager"``.
+        kind: the type the policy reads (None: any; an undeclared name is then a bool).
+        what: the argument, as a message names it (``Approval role``).
+        declare: declare a name never declared (else it is an error naming the fix).
+        doc: the doc of a key declared here.
+
+    Raises:
+        TypeError: on another type, or a name declared with a different type.
+        ValueError: on a malformed name.
+    """
+    if not isinstance(key, StateKey):
+        if not isinstance(key, str) or not key:
+            raise TypeError(
+                f"{what} takes a StateKey or a state key name such as 'user:is_manager', "
+                f"not {type(key).__name__}"
+            )
+        known = REGISTRY.get(key)
+        if known is None and not declare:
+            raise ValueError(
+                f"{what}: no state key {key!r} is declared; declare it first, with "
+                f"StateKey({key!r}, str, '', '...') in code or a [state.NAME] table in a "
+                "config file (then pass '@state.NAME')"
+            )
+        if known is None:
+            new = kind or bool
+            known = StateKey(key, new, new(), doc or f"Declared by name for {what}.")
+        key = known
+    found: StateKey[Any] = key
+    if kind is not None and found.type is not kind:
+        raise TypeError(
+            f"{what} needs a {kind.__name__} state key; {found.name!r} is declared as "
+            f"{found.type.__name__}"
+        )
+    return found
 
 
 def tool_denial(policy: str, reason: str, code: str, **extra: Any) -> dict[str, Any]:

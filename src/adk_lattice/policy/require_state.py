@@ -7,19 +7,8 @@ from typing import Any
 
 from google.genai import types
 
-from ..state import REGISTRY, StateKey
-from ._common import Counts, model_content, record_denial, report
-
-
-def _key(key: StateKey[Any] | str) -> StateKey[Any]:
-    if isinstance(key, StateKey):
-        return key
-    if not isinstance(key, str):
-        raise TypeError(f"RequireState takes a StateKey or a key name, not {type(key).__name__}")
-    known = REGISTRY.get(key)
-    if known is not None:
-        return known
-    return StateKey(key, bool, False, "Must be true for the agent to run (RequireState).")
+from ..state import StateKey
+from ._common import Counts, declared_key, model_content, record_denial, report
 
 
 class RequireState:
@@ -63,7 +52,9 @@ class RequireState:
             raise ValueError("give RequireState either check= or equals=, not both")
         if not isinstance(message, str) or not message.strip():
             raise ValueError("RequireState needs a non-empty message for the user")
-        self.key = _key(key)
+        self.key = declared_key(
+            key, None, "RequireState", doc="Must be true for the agent to run (RequireState)."
+        )
         #: The keys this policy trusts; ``Lattice`` protects them from client writes.
         self.state_keys = (self.key,)
         self.message = message

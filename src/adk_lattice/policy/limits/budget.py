@@ -77,11 +77,9 @@ class Budget:
     def __post_init__(self) -> None:
         if self.scope not in ("invocation", "session", "user"):
             raise ValueError(f"scope must be invocation, session or user, not {self.scope!r}")
-        caps = (self.input_tokens, self.output_tokens)
-        if any(
-            c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 0) for c in caps
-        ):
-            raise ValueError("token caps must be non-negative integers")
+        for cap, c in (("input_tokens", self.input_tokens), ("output_tokens", self.output_tokens)):
+            if c is not None and (isinstance(c, bool) or not isinstance(c, int) or c < 0):
+                raise ValueError(f"Budget {cap} must be a non-negative integer or None, not {c!r}")
         if self.cost is not None and (
             isinstance(self.cost, bool)
             or not isinstance(self.cost, int | float)
@@ -89,7 +87,7 @@ class Budget:
             or self.cost < 0
         ):
             raise ValueError("cost must be a finite, non-negative amount")
-        if all(c is None for c in (*caps, self.cost)):
+        if all(c is None for c in (self.input_tokens, self.output_tokens, self.cost)):
             raise ValueError("a budget caps at least one of input_tokens, output_tokens, cost")
         if self.window_seconds is None and self.scope == "user":
             raise ValueError("a per-user budget needs window_seconds (e.g. 86400 for a day)")

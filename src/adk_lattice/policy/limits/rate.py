@@ -23,7 +23,15 @@ from google.genai import types
 from ..._records import tool_label
 from ...state import StateKey
 from ...stores import MemoryStore
-from .._common import Counts, model_content, record_denial, refusal, report, tool_denial
+from .._common import (
+    Counts,
+    declared_key,
+    model_content,
+    record_denial,
+    refusal,
+    report,
+    tool_denial,
+)
 
 logger = logging.getLogger("adk_lattice.policy")
 
@@ -170,7 +178,7 @@ class RateLimit:
     Args:
         limit: calls allowed per window.
         window_seconds: the fixed window's length.
-        per: ``"user"`` (the session's user id) or a declared str key.
+        per: ``"user"`` (the session's user id) or a declared str key, or the name of one.
         hook: which hook counts.
         store: any :class:`~adk_lattice.stores.Store` (``MemoryStore``, ``SQLiteStore``,
             ``RedisStore``: the same objects the caches use) or other :class:`CounterStore`
@@ -202,7 +210,7 @@ class RateLimit:
         limit: int,
         window_seconds: float,
         *,
-        per: Literal["user"] | StateKey[str] = "user",
+        per: Literal["user"] | StateKey[str] | str = "user",
         hook: Hook = "before_model",
         store: CounterStore | None = None,
         tools: set[str] | frozenset[str] | None = None,
@@ -217,8 +225,6 @@ class RateLimit:
             raise ValueError("window_seconds must be positive")
         if hook not in ("before_model", "before_tool", "before_agent"):
             raise ValueError(f"RateLimit cannot count on {hook!r}")
-        if per != "user" and not isinstance(per, StateKey):
-            raise TypeError("per must be 'user' or a declared StateKey")
         if on_store_error not in ("deny", "allow"):
             raise ValueError("on_store_error must be 'deny' or 'allow'")
         if store is not None and not isinstance(store, CounterStore):
@@ -227,9 +233,11 @@ class RateLimit:
             )
         self.limit = limit
         self.window_seconds = float(window_seconds)
-        self.per = per
+        self.per: Literal["user"] | StateKey[str] = (
+            "user" if per == "user" else declared_key(per, str, "RateLimit per", declare=False)
+        )
         #: The keys this policy trusts; ``Lattice`` protects them from client writes.
-        self.state_keys = (per,) if isinstance(per, StateKey) else ()
+        self.state_keys = (self.per,) if isinstance(self.per, StateKey) else ()
         self.store: CounterStore = store if store is not None else MemoryStore(name=name)
         self.message = message
         self.name = name

@@ -18,7 +18,7 @@ from typing import Any, Literal
 from ..._records import current_call
 from ...state import StateKey
 from ...stores import MemoryStore, Store
-from .._common import Counts, Keyed, ask_person, report, tool_denial
+from .._common import Counts, Keyed, ask_person, declared_key, report, tool_denial
 from ..tools.approval import Approval
 from .rate import counter_key
 
@@ -44,12 +44,14 @@ class SumLimit:
         field: the numeric argument summed (after earlier policies' rewrites).
         limit: the most the sum may reach within one window.
         window: the fixed window's length in seconds.
-        per: ``"user"`` (the session's user id) or a declared str key (a tenant).
+        per: ``"user"`` (the session's user id) or a declared str key (a tenant), or the
+            name of one (``"user:tenant_id"``).
         store: where sums live (default: a new ``MemoryStore``, one process only).
         scale: units per 1 of ``field`` kept by the store (default 100: cents); each call's
             amount is rounded up to a whole unit.
         on_exceed: ``"deny"`` or ``"confirm"`` (ask a person).
-        role: a bool key whose holder may go over the cap (without being asked).
+        role: a bool key (or its name) whose holder may go over the cap (without being
+            asked).
         approver: with ``"confirm"``: ``approver(tool_context, confirmation) -> bool``.
         on_store_error: ``"deny"`` (fail closed) or ``"allow"``.
         name: the handler name (also part of the counter keys).
@@ -65,11 +67,11 @@ class SumLimit:
         *,
         limit: float,
         window: float,
-        per: Literal["user"] | StateKey[str] = "user",
+        per: Literal["user"] | StateKey[str] | str = "user",
         store: Store | None = None,
         scale: int = 100,
         on_exceed: Literal["deny", "confirm"] = "deny",
-        role: StateKey[bool] | None = None,
+        role: StateKey[bool] | str | None = None,
         approver: Any = None,
         on_store_error: Literal["deny", "allow"] = "deny",
         name: str = "SumLimit",
@@ -80,8 +82,6 @@ class SumLimit:
             raise ValueError("window must be a positive number of seconds")
         if isinstance(scale, bool) or not isinstance(scale, int) or scale < 1:
             raise ValueError("scale must be a positive int (units per 1, e.g. 100 for cents)")
-        if per != "user" and not isinstance(per, StateKey):
-            raise TypeError("per must be 'user' or a declared StateKey")
         if on_exceed not in ("deny", "confirm") or on_store_error not in ("deny", "allow"):
             raise ValueError("on_exceed is 'deny' or 'confirm'; on_store_error 'deny' or 'allow'")
         if approver is not None and on_exceed != "confirm":
@@ -92,8 +92,12 @@ class SumLimit:
         #: Only this tool's calls reach the handler.
         self.tools = frozenset({tool})
         self.limit, self.window, self.scale = limit, float(window), scale
-        self.per = per
-        self.state_keys = tuple(k for k in (per, role) if isinstance(k, StateKey))
+        self.per: Literal["user"] | StateKey[str] = (
+            "user" if per == "user" else declared_key(per, str, "SumLimit per", declare=False)
+        )
+        if role is not None:
+            role = declared_key(role, bool, "SumLimit role")
+        self.state_keys = tuple(k for k in (self.per, role) if isinstance(k, StateKey))
         self.store = store if store is not None else MemoryStore(name=name)
         self.approval = Approval(
             lambda _args: True, role=role, confirm=on_exceed == "confirm", approver=approver

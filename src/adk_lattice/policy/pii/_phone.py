@@ -12,6 +12,7 @@ any region. Without the extra, the hand-written pattern of 0.1.0 is the fallback
 from __future__ import annotations
 
 import functools
+import logging
 import re
 from collections.abc import Iterator, Sequence
 from typing import Any, Final
@@ -25,6 +26,9 @@ try:  # the ``pii`` extra
 except ImportError:  # pragma: no cover - exercised only without the extra
     _pn = None
 
+logger = logging.getLogger("adk_lattice.policy")
+#: Whether the fallback pattern was announced (once per process).
+_warned = False
 DEFAULT_REGIONS: Final = ("US",)
 #: The parse work allowed per text (one unit: one parse for one region), or one unit per
 #: :data:`CHARS_PER_UNIT` characters of a longer text; past it, every further candidate
@@ -278,6 +282,14 @@ def phone_detector(regions: Sequence[str] | None) -> Detector:
             region); None for the default (``US``) or, without the extra, the pattern.
     """
     if regions is None and _pn is None:
+        global _warned
+        if not _warned:
+            _warned = True
+            # Silent, the fallback reads US formats only: international numbers leak.
+            logger.warning(
+                "adk_lattice: RedactPII finds phone numbers with a US-only pattern: install "
+                "the pii extra (pip install 'adk-lattice[pii]') to read every region's numbers"
+            )
         return PHONE
     chosen = check_regions(DEFAULT_REGIONS if regions is None else regions)
     return Detector("PHONE", finder=_finder(chosen), gate="digits")

@@ -148,6 +148,15 @@ class RedactPII(Scrubber):
         self.block_message = block_message
         self.hold, self.max_hold = hold, max_hold
         self.inputs = inputs
+        if not isinstance(restore_args, bool) and (
+            isinstance(restore_args, str)
+            or not isinstance(restore_args, Collection)
+            or not all(isinstance(t, str) for t in restore_args)
+        ):
+            raise TypeError(
+                "RedactPII restore_args takes True, False or a list of tool names, "
+                f"not {restore_args!r}"
+            )
         self.restore_args: bool | frozenset[str] = (
             restore_args if isinstance(restore_args, bool) else frozenset(restore_args)
         )

@@ -22,7 +22,7 @@ from google.adk.tools.agent_tool import AgentTool
 from ..._outcome import Outcome
 from ..._records import UNTRUSTED_SOURCES, CallRecord, current_call
 from ...state import StateKey
-from .._common import Counts, Keyed, ask_person, report, tool_denial
+from .._common import Counts, Keyed, ask_person, declared_key, report, tool_denial
 from ..tools.guard import ToolRule
 from .config import Consequential, check_kinds, trust_table
 from .spotlight import spotlight_request
@@ -76,7 +76,8 @@ class ProvenanceGuard:
         trusted_tools: tools whose output the app controls: ``True`` (all of it) or a list of
             dotted field paths (``*`` matches every item). A tool returning a non-dict value
             is seen by ADK as ``{"result": value}``.
-        trusted_state: declared state keys whose values are trusted text.
+        trusted_state: declared state keys (or the names of declared keys) whose values are
+            trusted text.
         on_ungrounded: ``deny`` or ``confirm`` (ADK tool confirmation; the run pauses).
         spotlight: wrap untrusted tool output in per-invocation random markers in what the
             model sees, and tell the model text between them is data. Helps a cooperating
@@ -97,7 +98,7 @@ class ProvenanceGuard:
         consequential: Mapping[str, Consequential],
         *,
         trusted_tools: Mapping[str, bool | Sequence[str]] | None = None,
-        trusted_state: Iterable[StateKey[Any]] = (),
+        trusted_state: Iterable[StateKey[Any] | str] = (),
         on_ungrounded: str = "deny",
         spotlight: bool = False,
         name: str = "ProvenanceGuard",
@@ -116,10 +117,12 @@ class ProvenanceGuard:
                 )
         self.consequential = dict(consequential)
         self.trusted = trust_table(trusted_tools or {})
-        self.trusted_state = tuple(trusted_state)
-        for key in self.trusted_state:
-            if not isinstance(key, StateKey):
-                raise TypeError(f"trusted_state takes StateKey objects, not {type(key).__name__}")
+        if isinstance(trusted_state, str | StateKey):
+            raise TypeError("trusted_state takes a list of state keys (or their names)")
+        self.trusted_state = tuple(
+            declared_key(k, None, "ProvenanceGuard trusted_state", declare=False)
+            for k in trusted_state
+        )
         #: The keys this policy trusts; ``Lattice`` protects them from client writes.
         self.state_keys = self.trusted_state
         self.on_ungrounded = on_ungrounded

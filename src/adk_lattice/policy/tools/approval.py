@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ...state import StateKey
+from .._common import declared_key
 
 logger = logging.getLogger("adk_lattice.policy")
 
@@ -32,7 +33,8 @@ class Approval:
     Args:
         when: a predicate on the (rewritten) arguments; or a ``(field, threshold)`` pair
             meaning ``args[field] > threshold``.
-        role: a declared bool key (e.g. ``user:is_manager``); when it is True for this
+        role: a declared bool key, or its name (``"user:is_manager"``: looked up in the
+            registry, else declared as a bool defaulting to False); when it is True for this
             user the call goes ahead without asking. With ``confirm=True`` and no
             ``approver``, a confirmation counts only when the role holds in the resumed run.
         confirm: ask a person through ADK's tool confirmation: the run pauses, and the call
@@ -49,16 +51,38 @@ class Approval:
     """
 
     when: Callable[[Mapping[str, Any]], bool] | tuple[str, float]
-    role: StateKey[bool] | None = None
+    role: StateKey[bool] | str | None = None
     confirm: bool = False
     approver: Callable[[Any, Any], bool] | None = None
     hint: str = "Please approve or reject this call."
 
     def __post_init__(self) -> None:
+        if self.role is not None:
+            object.__setattr__(self, "role", declared_key(self.role, bool, "Approval role"))
+        when = self.when
+        if isinstance(when, list):  # a config file writes the pair as an array
+            when = tuple(when)
+            object.__setattr__(self, "when", when)
+        if not callable(when) and not (
+            isinstance(when, tuple)
+            and len(when) == 2
+            and isinstance(when[0], str)
+            and isinstance(when[1], int | float)
+            and not isinstance(when[1], bool)
+        ):
+            raise TypeError(
+                "Approval when takes a predicate on the arguments or a (field, threshold) "
+                f"pair such as ('amount', 100), not {when!r}"
+            )
         if self.approver is not None and not callable(self.approver):
             raise TypeError("approver must be a callable (tool_context, confirmation) -> bool")
         if self.approver is not None and not self.confirm:
             raise ValueError("an approver checks confirmations: pass confirm=True with it")
+
+    @property
+    def role_key(self) -> StateKey[bool] | None:
+        """The declared role key (a name given is resolved at construction), or None."""
+        return self.role if isinstance(self.role, StateKey) else None
 
     def needed(self, args: Mapping[str, Any]) -> bool:
         """Whether these arguments cross the threshold (an unreadable value: yes)."""
@@ -85,7 +109,8 @@ class Approval:
             ``approval_required``, ``rejected_by_approver`` or ``approver_not_authorised``,
             or ``("defer", "approval_required")`` when a person must be asked.
         """
-        if self.role is not None and self.role.get(ctx.state) is True:
+        role = self.role_key
+        if role is not None and role.get(ctx.state) is True:
             return ("allow", "role")
         if not self.confirm:
             return ("deny", "approval_required")
@@ -101,6 +126,6 @@ class Approval:
                 logger.warning("adk_lattice: an approver check raised %s", type(exc).__name__)
                 ok = False
             return ("allow", "approved") if ok else ("deny", "approver_not_authorised")
-        if self.role is not None:  # the role did not hold above: this "yes" is not a manager's
+        if role is not None:  # the role did not hold above: this "yes" is not a manager's
             return ("deny", "approver_not_authorised")
         return ("allow", "approved")

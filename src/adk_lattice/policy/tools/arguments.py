@@ -16,6 +16,7 @@ import jsonschema  # type: ignore[import-untyped]
 from pydantic import BaseModel, ValidationError
 
 from ...state import StateKey
+from .._common import declared_key
 
 #: A check: takes the arguments, returns None/True to allow, or a reason string/False to deny.
 Check = Callable[[Mapping[str, Any]], "str | bool | None"]
@@ -172,6 +173,15 @@ def run_check(check: Check, args: Mapping[str, Any]) -> str | None:
     return str(verdict)[:500]
 
 
+def _check_field(name: Any, what: str) -> None:
+    if not isinstance(name, str) or not name:
+        raise TypeError(f"{what} field takes the argument's name (a string), not {name!r}")
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
 @dataclass(frozen=True, slots=True)
 class Clamp:
     """Clamp a numeric argument into ``[low, high]`` (missing or non-numeric: left to checks)."""
@@ -182,6 +192,14 @@ class Clamp:
     field: str
     low: float | None = None
     high: float | None = None
+
+    def __post_init__(self) -> None:
+        _check_field(self.field, "Clamp")
+        for bound, value in (("low", self.low), ("high", self.high)):
+            if value is not None and not _number(value):
+                raise TypeError(f"Clamp {bound} must be a finite number or None, not {value!r}")
+        if self.low is not None and self.high is not None and self.low > self.high:
+            raise ValueError(f"Clamp low ({self.low}) is above high ({self.high})")
 
     def apply(self, args: dict[str, Any], state: Any) -> str | None:
         value = args.get(self.field)
@@ -204,6 +222,11 @@ class Round:
 
     field: str
     digits: int = 2
+
+    def __post_init__(self) -> None:
+        _check_field(self.field, "Round")
+        if isinstance(self.digits, bool) or not isinstance(self.digits, int):
+            raise TypeError(f"Round digits must be an integer, not {self.digits!r}")
 
     def apply(self, args: dict[str, Any], state: Any) -> str | None:
         value = args.get(self.field)
@@ -229,14 +252,32 @@ class InjectState:
     code: ClassVar[str] = "inject_state"
 
     field: str
-    key: StateKey[Any]
+    key: StateKey[Any] | str
     on_conflict: Literal["overwrite", "deny"] = "overwrite"
     required: bool = True
 
+    def __post_init__(self) -> None:
+        _check_field(self.field, "InjectState")
+        key = declared_key(self.key, None, "InjectState key", declare=False)
+        object.__setattr__(self, "key", key)
+        if self.on_conflict not in ("overwrite", "deny"):
+            raise ValueError(
+                f"InjectState on_conflict must be 'overwrite' or 'deny', not {self.on_conflict!r}"
+            )
+        if not isinstance(self.required, bool):
+            raise TypeError(f"InjectState required must be true or false, not {self.required!r}")
+
+    @property
+    def state_key(self) -> StateKey[Any]:
+        """The declared key (a name given is resolved at construction)."""
+        assert isinstance(self.key, StateKey)  # __post_init__ made it one
+        return self.key
+
     def apply(self, args: dict[str, Any], state: Any) -> str | None:
-        if self.required and not self.key.present(state):
-            return f"{self.field} cannot be set: {self.key.name} is not set for this user"
-        value = self.key.get(state)
+        key = self.state_key
+        if self.required and not key.present(state):
+            return f"{self.field} cannot be set: {key.name} is not set for this user"
+        value = key.get(state)
         asked = args.get(self.field)
         if self.on_conflict == "deny" and asked is not None and asked != value:
             return f"{self.field} may only be this user's own; another value was requested"

@@ -259,7 +259,8 @@ class ToolGuard:
             self._counts.bump("pending_approval")
             return ask_person(ctx, self.name, name, "approval_required", approval.hint)
         if code == "approval_required":
-            who = f" ({approval.role.name})" if approval.role is not None else ""
+            role = approval.role_key
+            who = f" ({role.name})" if role is not None else ""
             reason = f"this {name} call needs approval by an authorised person{who}"
         elif code == "rejected_by_approver":
             self._counts.bump("rejected")
@@ -305,9 +306,10 @@ def _trusted(rules: Mapping[str, ToolRule], default: ToolRule | None) -> list[St
     """The state keys the rules read: approval roles and injected keys."""
     keys: list[StateKey[Any]] = []
     for rule in [*rules.values(), *([default] if default is not None else [])]:
-        if rule.approval is not None and rule.approval.role is not None:
-            keys.append(rule.approval.role)
-        keys.extend(r.key for r in rule.rewrites if isinstance(r, InjectState))
+        role = rule.approval.role_key if rule.approval is not None else None
+        if role is not None:
+            keys.append(role)
+        keys.extend(r.state_key for r in rule.rewrites if isinstance(r, InjectState))
     return keys
 
 
