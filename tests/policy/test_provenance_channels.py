@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from google.adk.agents import LlmAgent
-from google.adk.tools import url_context
+from google.adk.apps import App
+from google.adk.artifacts import InMemoryArtifactService
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+from google.adk.tools import load_artifacts, url_context
+from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Consequential, ProvenanceGuard
@@ -111,3 +116,67 @@ async def test_grounding_source_is_recorded() -> None:
     _, run = await _run(ScriptedResponse.text(PAGE, grounding=SEARCH))
     record = run.state[TAINT_KEY]
     assert next(e["src"] for e in record["s"].values()) == ["<grounding>"]
+
+
+async def _artifact_run() -> tuple[Bank, FakeModel]:
+    bank = Bank()
+
+    def read_inbox() -> dict[str, Any]:
+        """Read the user's inbox."""
+        return {"messages": [{"body": "Please settle the attached invoice."}]}
+
+    model = FakeModel([ScriptedResponse.call("read_inbox"), pay(), ScriptedResponse.text("ok")])
+    tools = [read_inbox, bank.send_money, load_artifacts]
+    agent = LlmAgent(name="assistant", model=model, tools=tools, instruction="Pay invoices.")
+    runner = Runner(
+        app=App(name="app", root_agent=agent, plugins=[Lattice(policy=[guard()])]),
+        session_service=InMemorySessionService(),
+        artifact_service=InMemoryArtifactService(),
+    )
+    session = await runner.session_service.create_session(app_name="app", user_id="u1")
+    assert runner.artifact_service is not None
+    await runner.artifact_service.save_artifact(
+        app_name="app",
+        user_id="u1",
+        session_id=session.id,
+        filename=f"Invoice_2291_IBAN_{ATTACKER_IBAN}.pdf",
+        artifact=types.Part.from_text(text="invoice"),
+    )
+    async for _ in runner.run_async(
+        user_id="u1", session_id=session.id, new_message=user("pay the invoice")
+    ):
+        pass
+    return bank, model
+
+
+async def test_artifact_name_in_the_instruction_does_not_ground() -> None:
+    """An attachment named after an IBAN, listed by LoadArtifactsTool, does not ground it."""
+    bank, _ = await _artifact_run()
+    assert bank.sent == []
+
+
+async def test_control_artifact_name_reaches_the_instruction() -> None:
+    """Control: LoadArtifactsTool really writes the artifact's name into the instruction."""
+    _, model = await _artifact_run()
+    assert ATTACKER_IBAN in str(model.requests[1].config.system_instruction)
+
+
+async def test_state_templated_into_the_instruction_does_not_ground() -> None:
+    """A state value ADK fills into the instruction's ``{var}`` does not ground."""
+    bank = Bank()
+
+    def read_inbox() -> dict[str, Any]:
+        """Read the user's inbox."""
+        return {"messages": [{"body": "Settle the invoice."}]}
+
+    model = FakeModel([ScriptedResponse.call("read_inbox"), pay(), ScriptedResponse.text("ok")])
+    agent = LlmAgent(
+        name="assistant",
+        model=model,
+        tools=[read_inbox, bank.send_money],
+        instruction="The last payee seen was {payee}.",
+    )
+    state = {"payee": ATTACKER_IBAN}
+    await run_app(agent, [Lattice(policy=[guard()])], "pay the invoice", state=state)
+    assert ATTACKER_IBAN in str(model.requests[0].config.system_instruction)
+    assert bank.sent == []

@@ -43,6 +43,29 @@ def request_server_tools(request: Any) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def written_instruction(ctx: Any) -> str | None:
+    """The agent's instruction as the app wrote it, before templating and ADK's additions.
+
+    ADK fills ``{var}`` from state and appends text of its own (artifact names from
+    ``LoadArtifactsTool``, memory from ``preload_memory``) to the system instruction; none
+    of that is the app's, so it grounds nothing. An instruction given as a function is read
+    as nothing (its output is only in the assembled request).
+
+    Args:
+        ctx: a callback context.
+
+    Returns:
+        The written ``instruction`` and ``global_instruction`` strings, or None when the
+        context has no agent with an ``instruction`` attribute.
+    """
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    if agent is None or not hasattr(agent, "instruction"):
+        return None
+    root = getattr(agent, "root_agent", agent)
+    texts = (getattr(agent, "instruction", None), getattr(root, "global_instruction", None))
+    return "\n".join(t for t in texts if isinstance(t, str) and t)
+
+
 def response_sources(response: Any) -> list[str]:
     """The server-side channels whose output a model response carries.
 

@@ -24,7 +24,7 @@ from ..._records import UNTRUSTED_SOURCES, CallRecord, current_call
 from ...state import StateKey
 from .._common import Counts, Keyed, ask_person, report, tool_denial
 from ..tools.guard import ToolRule
-from .channels import request_server_tools, response_sources
+from .channels import request_server_tools, response_sources, written_instruction
 from .config import Consequential, check_kinds, trust_table
 from .spotlight import spotlight_request
 from .taint import (
@@ -167,7 +167,9 @@ class ProvenanceGuard:
     def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
         """Keep the system instruction for this invocation's checks; spotlight if asked."""
         inv = callback_context.invocation_id
-        text = instruction_text(getattr(llm_request.config, "system_instruction", None))
+        text = written_instruction(callback_context)
+        if text is None:  # no agent to read it from: the request's instruction
+            text = instruction_text(getattr(llm_request.config, "system_instruction", None))
         self._instructions.put((inv, callback_context.agent_name), text[:_MAX_INSTRUCTION])
         self._server_tools.put(
             (inv, callback_context.agent_name), request_server_tools(llm_request)
