@@ -8,7 +8,7 @@ import pytest
 from google.adk.agents import LlmAgent, SequentialAgent
 
 from adk_lattice import Lattice
-from adk_lattice.policy import InjectionGuard
+from adk_lattice.policy import InjectionGuard, RedactPII
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import run_app
 
@@ -65,3 +65,25 @@ async def test_refused_output_is_not_relayed() -> None:
     """A tool output behind a refused model call never reaches the next agent either."""
     writer = await _pipeline([Lattice(policy=[InjectionGuard(on_tool="refuse")])])
     assert ATTACK not in _request_text(writer)
+
+
+async def test_redacted_output_stays_redacted_when_relayed() -> None:
+    """RedactPII's redaction of a tool output holds in ADK's relay to the next agent."""
+
+    def lookup() -> dict[str, Any]:
+        """Look up a customer."""
+        return {"email": "carol@partner.example"}
+
+    reader = LlmAgent(
+        name="reader",
+        model=FakeModel([ScriptedResponse.call("lookup"), ScriptedResponse.text("found")]),
+        tools=[lookup],
+    )
+    writer_model = FakeModel([ScriptedResponse.text("summary")])
+    pipeline = SequentialAgent(
+        name="pipeline", sub_agents=[reader, LlmAgent(name="writer", model=writer_model)]
+    )
+    await run_app(pipeline, [Lattice(policy=[RedactPII()])], "find carol")
+    text = _request_text(writer_model)
+    assert "lookup` tool returned result" in text
+    assert "carol@partner.example" not in text
