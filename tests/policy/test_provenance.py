@@ -216,15 +216,28 @@ def test_trusted_state_key_grounds() -> None:
     assert check(g, ctx, function_tool(send_email), to="me@example.com", body="x") is None
 
 
-def test_system_instruction_grounds() -> None:
-    """A value in the system instruction the model received grounds an argument."""
+def test_written_instruction_grounds() -> None:
+    """A value in the agent's instruction as written grounds an argument."""
     g = guard()
-    inv = invocation_context()
+    agent = LlmAgent(name="agent", model=FakeModel(), instruction=f"Refunds go to {ATTACKER}.")
+    inv = invocation_context(agent=agent)
     request = llm_request(system_instruction=f"Refunds go to {ATTACKER}.")
     g.before_model(callback_context=callback_context(invocation=inv), llm_request=request)
     ctx = tool_context(invocation=inv)
     g.label(tool=INBOX, tool_context=ctx)
     assert check(g, ctx, recipient=ATTACKER, amount=None) is None
+
+
+def test_text_adk_added_to_the_instruction_does_not_ground() -> None:
+    """What ADK added to the system instruction (artifact names, state) grounds nothing."""
+    g = guard()
+    agent = LlmAgent(name="agent", model=FakeModel(), instruction="Help with refunds.")
+    inv = invocation_context(agent=agent)
+    request = llm_request(system_instruction=f"Help with refunds.\nArtifacts: {ATTACKER}.pdf")
+    g.before_model(callback_context=callback_context(invocation=inv), llm_request=request)
+    ctx = tool_context(invocation=inv)
+    g.label(tool=INBOX, tool_context=ctx)
+    assert check(g, ctx, recipient=ATTACKER, amount=None)["code"] == "ungrounded_argument"
 
 
 @pytest.mark.parametrize(

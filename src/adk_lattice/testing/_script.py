@@ -79,6 +79,12 @@ class ScriptedResponse:
             a provider reports a blocked or failed generation) instead of raising.
         expect: called with the request this turn answers, before answering; it asserts
             on the request (raise ``AssertionError``) and its failure fails the call.
+        parts: extra model parts in the Gemini API's JSON (``{"executableCode": ...}``,
+            ``{"codeExecutionResult": ...}``), sent before the text: what a server-side
+            code execution returns.
+        grounding: the candidate's ``groundingMetadata`` JSON (``google_search``, Vertex AI
+            search), on the final response.
+        url_context: the candidate's ``urlContextMetadata`` JSON (``url_context``).
     """
 
     text_chunks: Sequence[str] = ()
@@ -95,6 +101,9 @@ class ScriptedResponse:
     error_code: str | None = None
     error_message: str | None = None
     expect: Callable[[LlmRequest], object] | None = None
+    parts: Sequence[Mapping[str, Any]] = ()
+    grounding: Mapping[str, Any] | None = None
+    url_context: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.delay < 0 or self.chunk_delay < 0:

@@ -197,7 +197,7 @@ class InjectionGuard:
                 live.append((i, j, fr, values))
                 continue
             if self.on_tool == "refuse":
-                self._remember(state, [memory.response_digest(fr)])
+                self._remember(state, _digests(fr))
                 return self._refuse(ctx, found)
             self._withhold(ctx, contents, [(i, j, fr)], found)
             codes.append(found.code)
@@ -207,7 +207,7 @@ class InjectionGuard:
             found = await self.check(joined, _tool_source(names))
             if found is not None:
                 if self.on_tool == "refuse":
-                    self._remember(state, [memory.response_digest(w[2]) for w in live])
+                    self._remember(state, [d for w in live for d in _digests(w[2])])
                     return self._refuse(ctx, found)
                 self._withhold(ctx, contents, [w[:3] for w in live], found)
                 codes.append(found.code)
@@ -237,11 +237,16 @@ class InjectionGuard:
         self._counts.bump(*["withheld"] * len(where), f"family:{found.code}")
         detail = {"family": found.code, "rules": list(found.rules), "source": found.source}
         record_denial(ctx, self.name, "prompt_injection_withheld", **detail)
-        self._remember(getattr(ctx, "state", None), [memory.response_digest(w[2]) for w in where])
+        self._remember(getattr(ctx, "state", None), [d for w in where for d in _digests(w[2])])
         for i, j, fr in where:
             parts = list(contents[i].parts or [])
             parts[j] = types.Part(function_response=memory.withheld(fr, self.name, found.code))
             contents[i] = types.Content(role=contents[i].role, parts=parts)
+
+
+def _digests(fr: types.FunctionResponse) -> list[str]:
+    """What is remembered of a function response: itself, and as ADK relays it."""
+    return [memory.response_digest(fr), memory.relay_digest(fr)]
 
 
 def _content_size(text: str, values: str) -> int:

@@ -38,6 +38,35 @@ def response_digest(fr: types.FunctionResponse) -> str:
     return _digest(f"response\0{fr.name}\0{body}")
 
 
+#: ADK's quote markers around another agent's relayed words ("For context: ...").
+_QUOTE_BEGIN: Final = "<<<BEGIN_QUOTED_AGENT_CONTENT>>>"
+_QUOTE_END: Final = "<<<END_QUOTED_AGENT_CONTENT>>>"
+_QUOTE_ELIDED: Final = "<<<ELIDED_MARKER>>>"
+_RELAYED_RESULT: Final = "tool returned result:\n" + _QUOTE_BEGIN + "\n"
+
+
+def relay_digest(fr: types.FunctionResponse) -> str:
+    """The digest of ``fr`` as ADK relays it to another agent: ``str(response)``, fenced.
+
+    In a ``SequentialAgent`` (or after a transfer) ADK rewrites an earlier agent's function
+    response as user-role text, ``[agent] `tool` tool returned result:`` and the response's
+    ``str()`` between quote markers (markers inside elided), so a remembered response must
+    be recognised in that form too.
+    """
+    body = str(fr.response).replace(_QUOTE_BEGIN, _QUOTE_ELIDED).replace(_QUOTE_END, _QUOTE_ELIDED)
+    return _digest("relay\0" + body)
+
+
+def _relayed_digest(text: str) -> str | None:
+    """The relay digest of a relayed function-response text, or None for other text."""
+    if not text.endswith("\n" + _QUOTE_END):  # cheap: most texts stop here
+        return None
+    start = text.find(_RELAYED_RESULT)
+    if start < 0:
+        return None
+    return _digest("relay\0" + text[start + len(_RELAYED_RESULT) : -len(_QUOTE_END) - 1])
+
+
 def _digest(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
@@ -81,7 +110,10 @@ def strip(contents: list[types.Content], digests: frozenset[str], policy: str) -
         parts = list(content.parts or [])
         changed = False
         for j, part in enumerate(parts):
-            if part.text and not part.thought and text_digest(part.text) in digests:
+            if part.text and (
+                (not part.thought and text_digest(part.text) in digests)
+                or _relayed_digest(part.text) in digests
+            ):
                 parts[j] = types.Part(text=PLACEHOLDER)
             elif part.function_response and response_digest(part.function_response) in digests:
                 parts[j] = types.Part(function_response=withheld(part.function_response, policy))

@@ -24,6 +24,7 @@ from ..._records import UNTRUSTED_SOURCES, CallRecord, current_call
 from ...state import StateKey
 from .._common import Counts, Keyed, ask_person, declared_key, report, tool_denial
 from ..tools.guard import ToolRule
+from .channels import request_server_tools, response_sources, written_instruction
 from .config import Consequential, check_kinds, trust_table
 from .spotlight import spotlight_request
 from .taint import (
@@ -132,6 +133,7 @@ class ProvenanceGuard:
         self._instructions: Keyed[str] = Keyed()
         self._nonces: Keyed[str] = Keyed()
         self._batches: Keyed[Taint] = Keyed()
+        self._server_tools: Keyed[tuple[str, ...]] = Keyed()
         self._events: LRUCache[str, EventTrust] = LRUCache(8192)
         self._events_lock = threading.Lock()
 
@@ -181,8 +183,13 @@ class ProvenanceGuard:
     def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
         """Keep the system instruction for this invocation's checks; spotlight if asked."""
         inv = callback_context.invocation_id
-        text = instruction_text(getattr(llm_request.config, "system_instruction", None))
+        text = written_instruction(callback_context)
+        if text is None:  # no agent to read it from: the request's instruction
+            text = instruction_text(getattr(llm_request.config, "system_instruction", None))
         self._instructions.put((inv, callback_context.agent_name), text[:_MAX_INSTRUCTION])
+        self._server_tools.put(
+            (inv, callback_context.agent_name), request_server_tools(llm_request)
+        )
         if self.spotlight:
             nonce = self._nonces.setdefault(inv, lambda: secrets.token_hex(8))
             spotlight_request(llm_request, nonce, self._untrusted)
@@ -193,8 +200,13 @@ class ProvenanceGuard:
         Labelling is an observation: observers see the final outcome of every
         ``after_tool``, so no handler listed before this one (a ``CapToolResult`` or a
         ``RedactPII`` that rewrote the result) and no order of registration can skip it. A
-        failure to label taints the session (fail closed).
+        model response carrying server-side tool output (grounding or URL-context metadata,
+        code-execution parts) taints too: that text never passes ``after_tool``. A failure
+        to label taints the session (fail closed).
         """
+        if outcome.hook == "after_model":
+            self._label_response(outcome)
+            return
         if outcome.hook != "after_tool" or outcome.synthesized:
             return
         tool, ctx = outcome.args.get("tool"), outcome.args.get("tool_context")
@@ -206,6 +218,20 @@ class ProvenanceGuard:
             logger.error("adk_lattice: %s could not label %s (%s)", self.name, tool, type(exc))
             mark(ctx.state, ctx.session.id, "<unlabelled>")
             self._counts.bump("tainted")
+
+    def _label_response(self, outcome: Outcome) -> None:
+        """Taint the session when a model response carries server-side tool output."""
+        ctx = outcome.args.get("callback_context")
+        if ctx is None:
+            return
+        responses = (outcome.args.get("llm_response"), outcome.value)
+        sources = [s for r in responses if r is not None for s in response_sources(r)]
+        sources += self._server_tools.get((ctx.invocation_id, ctx.agent_name)) or ()
+        if not sources:
+            return
+        for source in dict.fromkeys(sources):
+            mark(ctx.state, ctx.session.id, source)
+        self._counts.bump("tainted")
 
     def label(self, *, tool: Any, tool_context: Any, call: CallRecord | None = None) -> None:
         """Mark the session tainted when an untrusted tool's output enters the context.
@@ -282,6 +308,7 @@ class ProvenanceGuard:
         inv = invocation_context.invocation_id
         self._instructions.drop_where(inv)
         self._batches.drop_where(inv)
+        self._server_tools.drop_where(inv)
         self._nonces.pop(inv)
 
     # -- helpers ---------------------------------------------------------------------------

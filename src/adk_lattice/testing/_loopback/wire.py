@@ -131,6 +131,12 @@ def gemini_chunks(
         texts, thoughts = [t for t in ["".join(texts)] if t], [t for t in ["".join(thoughts)] if t]
     groups: list[list[dict[str, Any]]] = [[{"text": t, "thought": True}] for t in thoughts]
     groups += [[{"text": t}] for t in texts]
+    if turn.parts:  # server-side tool parts come before the answer's text
+        extra = [dict(p) for p in turn.parts]
+        if groups and not stream:
+            groups[-1][:0] = extra
+        else:
+            groups.insert(len(thoughts), extra)
     if not stream and len(groups) == 2:
         groups = [groups[0] + groups[1]]
     calls = [_call_part(c) for c in turn.calls()]
@@ -146,6 +152,10 @@ def gemini_chunks(
     candidate = last["candidates"][0]
     known = code is None or code in types.FinishReason.__members__
     candidate["finishReason"] = turn.effective_finish_reason() if known else "OTHER"
+    if turn.grounding is not None:
+        candidate["groundingMetadata"] = dict(turn.grounding)
+    if turn.url_context is not None:
+        candidate["urlContextMetadata"] = dict(turn.url_context)
     if code is not None and turn.error_message:
         candidate["finishMessage"] = turn.error_message
     usage = _usage(counts, True, estimate_tokens("".join(turn.thoughts)))
