@@ -41,6 +41,9 @@ DECISIONS: Final[frozenset[str]] = frozenset(DecisionName.__args__)  # type: ign
 
 #: Where gathered notes live in ``outcome.extra``.
 NOTES_KEY: Final = "adk_lattice.notes"
+#: Where ``is_quiet`` keeps its answer for an outcome, so observers after the first reuse it;
+#: a note made against the outcome drops it.
+QUIET_KEY: Final = "adk_lattice.quiet"
 #: The key, in ``LlmResponse.custom_metadata``, handlers may describe a response under.
 METADATA_KEY: Final = "adk_lattice"
 _MAX_PENDING: Final = 1024
@@ -117,6 +120,7 @@ def note(target: Any, decision: str, *, handler: str, reason: str | None = None)
     item = Note(handler, decision, reason)
     if isinstance(target, Outcome):
         target.extra.setdefault(NOTES_KEY, []).append(item)
+        target.extra.pop(QUIET_KEY, None)  # a note makes the outcome tell something
         return
     with _lock:
         _purge()

@@ -208,3 +208,39 @@ def test_an_inferred_tool_denial_takes_its_code_as_reason(
         "before_tool", step, ctx=Ctx(), value=value, acted_by="G", acted_tier="policy"
     )
     assert _pairs(outcome) == [("G", "deny", reason)]
+
+
+def test_is_quiet_reads_the_notes_once_per_outcome(monkeypatch: pytest.MonkeyPatch) -> None:
+    """is_quiet gathers an outcome's notes once; later observers reuse its answer."""
+    from adk_lattice.telemetry import _decisions
+
+    calls: list[Outcome] = []
+
+    def counted(outcome: Outcome) -> list[Note]:
+        calls.append(outcome)
+        return notes_of(outcome)
+
+    monkeypatch.setattr(_decisions, "notes_of", counted)
+    outcome = _outcome("before_model", Step("Guard", "policy", "pass", 0.0), ctx=Ctx())
+    assert [_decisions.is_quiet(outcome) for _ in range(3)] == [True, True, True]
+    assert calls == [outcome]
+
+
+def test_a_note_on_the_outcome_ends_its_quiet_answer() -> None:
+    """A note an observer makes on an outcome already judged quiet makes it not quiet."""
+    from adk_lattice.telemetry._decisions import is_quiet
+
+    outcome = _outcome("after_model", Step("Cache", "cache", "pass", 0.0), ctx=Ctx())
+    assert is_quiet(outcome)
+    note(outcome, "cache_store", handler="Cache")
+    assert not is_quiet(outcome)
+    assert _pairs(outcome) == [("Cache", "cache_store", None)]
+
+
+def test_a_failed_step_is_never_quiet() -> None:
+    """An outcome with a step that did not pass is not quiet, on every read."""
+    from adk_lattice.telemetry._decisions import is_quiet
+
+    steps = (Step("Guard", "policy", "pass", 0.0), Step("Scan", "policy", "timeout", 0.0))
+    outcome = _outcome("before_model", *steps, ctx=Ctx())
+    assert [is_quiet(outcome), is_quiet(outcome)] == [False, False]

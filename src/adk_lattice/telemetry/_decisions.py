@@ -8,7 +8,7 @@ from typing import Final
 
 from .._chain import NO_DENIAL
 from .._hooks import Tier
-from .._notes import notes_of, take_notes
+from .._notes import QUIET_KEY, notes_of, take_notes
 from .._outcome import Outcome
 from .._shadow import ShadowRun
 from ._names import would
@@ -86,10 +86,21 @@ def is_quiet(outcome: Outcome) -> bool:
     :func:`decisions_of` can only infer ``allow`` for each policy step and ``cache_miss`` for
     each cache step on a lookup hook (or nothing at all, for a synthesized outcome). Observers
     that act only on other decisions can skip building them.
+
+    Computed once per outcome: every observer after the first reads the kept answer (a note
+    made against the outcome in between drops it).
     """
-    if outcome.shadow or notes_of(outcome):
-        return False
-    return all(step.status == "pass" for step in outcome.steps)
+    extra = outcome.extra
+    quiet: bool | None = extra.get(QUIET_KEY)
+    if quiet is None:
+        quiet = not outcome.shadow and not notes_of(outcome)
+        if quiet:
+            for step in outcome.steps:
+                if step.status != "pass":
+                    quiet = False
+                    break
+        extra[QUIET_KEY] = quiet
+    return quiet
 
 
 def _shadow_decisions(outcome: Outcome) -> list[Decision]:
