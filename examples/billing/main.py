@@ -312,6 +312,7 @@ def build_lattice(audit_path: Path) -> Lattice:
         policy=policies(),
         cache=[cache],
         telemetry=[Telemetry(), AuditLog(audit_path)],
+        close_stores=False,  # CACHE_STORE outlives each turn's runner
     )
 
 

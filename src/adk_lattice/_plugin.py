@@ -81,6 +81,12 @@ class Lattice(BasePlugin):
             first run (a toolset that adds tools later). Every other tool, argument and
             agent a handler names is checked against the app at its first run: one that
             names nothing real refuses every run (see :meth:`check_declarations`).
+        close_stores: ``close()`` (which ``runner.close()`` calls) also closes every store
+            the handlers hold (their ``store``), each once however many handlers share it,
+            after the handlers closed. ``False`` when those stores outlive this lattice (one
+            store shared by several runners): then the application closes them. The stores
+            a config file declared are the lattice's own and always closed. SQLite and Redis
+            stores reopen on their next use; a ``MemoryStore`` comes back empty.
 
     Raises:
         TypeError: on a registration mistake, with the fix in the message: a class instead
@@ -111,6 +117,7 @@ class Lattice(BasePlugin):
         stack: bool = False,
         on_config_error: OnConfigError | None = None,
         dynamic_tools: Iterable[str] = (),
+        close_stores: bool = True,
     ) -> None:
         super().__init__(name)
         self._stack = StackCheck(self, stack=stack)
@@ -152,6 +159,7 @@ class Lattice(BasePlugin):
             raise TypeError("dynamic_tools takes a list of tool names, e.g. ['search_orders']")
         deciders = [*tiers["policy"], *tiers["cache"], *tiers["handlers"]]
         self._declared = DeclarationCheck(declarations(deciders), frozenset(dynamic_tools))
+        self._close_stores = close_stores
         self._coverage = CoverageCheck()
         self._idle = not observers and not any(chains.values()) and not shadows
         self._dispatch = Dispatcher(
@@ -325,7 +333,11 @@ class Lattice(BasePlugin):
         await self._dispatch.finish(inv, why(error), error)
 
     async def close(self) -> None:
-        """Close every invocation still open (as abandoned), then each handler's ``close``.
+        """Close every invocation still open (as abandoned), each handler, then the stores.
+
+        The stores are those the handlers hold (unless ``close_stores=False``) and those a
+        config file declared, each closed once, so no connection or database thread keeps
+        the process alive after ``runner.close()``.
 
         The closes already started in the background (a run cancelled or evicted just
         before) are awaited first, so such a run is reported for what ended it.
@@ -333,9 +345,7 @@ class Lattice(BasePlugin):
         await self._dispatch.settle()
         for inv in list(self._dispatch.records):
             await self._dispatch.finish(inv, "abandoned", None)
-        await close_members(self._members)
-        for store in self._owned:
-            await store.close()  # a store's close logs its own failures
+        await close_members(self._members, held=self._close_stores, stores=self._owned)
 
     # -- agent hooks -----------------------------------------------------------------------------
 

@@ -75,14 +75,41 @@ def claim_name(names: dict[str, Tier], name: str, tier: Tier) -> None:
     names[name] = tier
 
 
-async def close_members(members: Iterable[Any]) -> None:
-    """Call each entry's ``close`` (sync or async), logging and going on past failures."""
+async def close_members(
+    members: Iterable[Any], *, held: bool = True, stores: Iterable[Any] = ()
+) -> None:
+    """Close each entry, then every store the entries hold, each store once.
+
+    An entry's ``close`` (sync or async) runs first, so an audit log writes what it still
+    holds and a cache finishes with its store before the store goes. The stores are the
+    ``store`` attribute of each entry (a store or a counter store: anything with a
+    ``close``) and ``stores``; one shared by several entries is closed once. Failures are
+    logged and the rest still close.
+
+    Args:
+        members: the registered entries, in tier order.
+        held: also close the stores the entries hold.
+        stores: further stores to close (those a config file declared).
+    """
+    members = tuple(members)
     for obj in members:
-        closer = getattr(obj, "close", None)
-        if callable(closer):
-            try:
-                result = closer()
-                if inspect.isawaitable(result):
-                    await result
-            except Exception:
-                logger.exception("adk_lattice: closing handler %r failed", obj)
+        await _close_one(obj, "handler")
+    seen: dict[int, Any] = {}
+    held_stores = (getattr(obj, "store", None) for obj in members) if held else ()
+    for store in (*held_stores, *stores):
+        if store is not None and callable(getattr(store, "close", None)):
+            seen.setdefault(id(store), store)
+    for store in seen.values():
+        await _close_one(store, "store")
+
+
+async def _close_one(obj: Any, kind: str) -> None:
+    """Call ``obj.close()`` when it has one, awaiting it when async; log a failure."""
+    closer = getattr(obj, "close", None)
+    if callable(closer):
+        try:
+            result = closer()
+            if inspect.isawaitable(result):
+                await result
+        except Exception:
+            logger.exception("adk_lattice: closing %s %r failed", kind, obj)

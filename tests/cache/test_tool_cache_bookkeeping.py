@@ -57,12 +57,12 @@ async def test_a_corrupt_entry_is_dropped_counted_noted_and_the_tool_runs() -> N
     [key] = list(store._entries)
     await store.set(key, b"not json")
     await rig.ask("Charge?")
-    await rig.close()
+    assert await store.get(key) is not None  # the second run stored its fresh result
+    await rig.close()  # closes the store too: read it before
     assert runs["c1"] == 2
     assert cache.stats["corrupt"] == 1
     assert ("cache_error", "corrupt") in _notes(rig, "before_tool")
     assert store.stats["deletes"] == 1
-    assert await store.get(key) is not None  # the second run stored its fresh result
 
 
 async def test_a_result_the_store_did_not_keep_is_counted_and_noted() -> None:
