@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.base_tool import BaseTool
 
 from ._chain import denial
@@ -18,7 +20,7 @@ from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
 from ._handlers import Mode
 from ._hooks import HookName, Tier
-from ._records import CallRecord, tool_label
+from ._records import CallRecord, own_pending, own_values, tool_label, undo_own_writes
 from ._shadow import split_shadow
 from ._stack import StackCheck
 from ._tiers import build_tiers, close_members, default_telemetry
@@ -32,6 +34,11 @@ if TYPE_CHECKING:
     from google.adk.models.llm_response import LlmResponse
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
+
+
+logger = logging.getLogger("adk_lattice")
+#: Where a call record keeps the lattice's own keys as they were before the tool ran.
+_OWN: Final = "adk_lattice.own_state"
 
 
 @final
@@ -422,6 +429,11 @@ class Lattice(BasePlugin):
         self._dispatch.records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         decided = await self._dispatch.decide("before_tool", kwargs, inv, call=call)
+        # What the lattice's own keys hold before the tool runs: the tool may not change them.
+        call.data[_OWN] = (
+            own_values(tool_context.session.state),
+            own_pending(tool_context.actions.state_delta),
+        )
         if decided.bound is not None:
             call.short_circuited_by = decided.bound.name
             call.short_circuit_tier = decided.bound.tier
@@ -440,6 +452,7 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=True)
+        _guard_own(tool, tool_context, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["result"] = result
         decided = await self._dispatch.decide("after_tool", kwargs, inv, call=call)
@@ -457,6 +470,7 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=False)
+        _guard_own(tool, tool_context, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["error"] = error
         value = (
@@ -471,3 +485,21 @@ class Lattice(BasePlugin):
                 "after_tool", kwargs, inv, call.agent, why(error), call=call
             )
         return value  # type: ignore[no-any-return]
+
+
+def _guard_own(tool: BaseTool, ctx: ToolContext, call: CallRecord) -> None:
+    """Take back what a tool wrote to the lattice's own state keys (the taint record...).
+
+    An ``AgentTool`` forwards its nested run's state: that run's lattice wrote those keys,
+    and its own tools were held to this same rule.
+    """
+    saved = call.data.get(_OWN)
+    if saved is None or isinstance(tool, AgentTool):
+        return
+    taken = undo_own_writes(ctx.actions.state_delta, ctx.session.state, *saved)
+    if taken:
+        logger.warning(
+            "adk_lattice: undid a write by tool %r to the lattice's own state key(s) %s",
+            tool_label(tool),
+            ", ".join(sorted(taken)),
+        )
