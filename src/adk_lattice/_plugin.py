@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
+from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.base_tool import BaseTool
@@ -20,7 +22,7 @@ from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
 from ._handlers import Mode
 from ._hooks import HookName, Tier
-from ._records import CallRecord, own_pending, own_values, tool_label, undo_own_writes
+from ._records import CallRecord, own_pending, own_restore, own_values, tool_label, undo_own_writes
 from ._shadow import split_shadow
 from ._stack import StackCheck
 from ._tiers import build_tiers, close_members, default_telemetry
@@ -29,7 +31,6 @@ if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
     from google.adk.agents.callback_context import CallbackContext
     from google.adk.agents.invocation_context import InvocationContext
-    from google.adk.events.event import Event
     from google.adk.models.llm_request import LlmRequest
     from google.adk.models.llm_response import LlmResponse
     from google.adk.tools.tool_context import ToolContext
@@ -230,6 +231,8 @@ class Lattice(BasePlugin):
         if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
+        # ADK applies the client's state_delta after this hook: see before_run.
+        inv.data[_OWN] = own_values(invocation_context.session.state)
         kwargs = {"invocation_context": invocation_context, "user_message": user_message}
         agent = agent_of(invocation_context)
         decided = await self._dispatch.decide("on_user_message", kwargs, inv, agent=agent)
@@ -247,6 +250,7 @@ class Lattice(BasePlugin):
         if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
+        await self._restore_own(invocation_context, inv.data.pop(_OWN, None))
         kwargs = {"invocation_context": invocation_context}
         decided = await self._dispatch.decide(
             "before_run", kwargs, inv, agent=agent_of(invocation_context)
@@ -255,6 +259,21 @@ class Lattice(BasePlugin):
         if decided.value is None and denied_by is not None:
             return denial("before_run", denied_by)  # type: ignore[no-any-return]
         return decided.value  # type: ignore[no-any-return]
+
+    async def _restore_own(self, ic: InvocationContext, before: Any) -> None:
+        """Put back the lattice's own keys a client's ``state_delta`` wrote, persisted."""
+        restore = own_restore(ic.session.state, before) if before is not None else {}
+        if restore:
+            fix = Event(
+                invocation_id=ic.invocation_id,
+                author=self.name,
+                actions=EventActions(state_delta=restore),
+            )
+            await ic.session_service.append_event(session=ic.session, event=fix)
+            logger.warning(
+                "adk_lattice: undid a client's write to the lattice's own state key(s) %s",
+                ", ".join(sorted(restore)),
+            )
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
@@ -493,7 +512,7 @@ def _guard_own(tool: BaseTool, ctx: ToolContext, call: CallRecord) -> None:
     An ``AgentTool`` forwards its nested run's state: that run's lattice wrote those keys,
     and its own tools were held to this same rule.
     """
-    saved = call.data.get(_OWN)
+    saved = call.data.pop(_OWN, None)
     if saved is None or isinstance(tool, AgentTool):
         return
     taken = undo_own_writes(ctx.actions.state_delta, ctx.session.state, *saved)

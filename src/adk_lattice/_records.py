@@ -193,6 +193,15 @@ def own_values(state: Any) -> dict[str, Any]:
     return {k: state.get(k, _ABSENT) for k in OWN_KEYS}
 
 
+def own_restore(state: Any, before: dict[str, Any]) -> dict[str, Any]:
+    """The state delta putting back the lattice's own keys a client's message changed."""
+    return {
+        k: (None if v is _ABSENT else v)
+        for k, v in before.items()
+        if state.get(k, _ABSENT) != v and not (v is _ABSENT and state.get(k) is None)
+    }
+
+
 def own_pending(delta: Any) -> dict[str, Any]:
     """The lattice's own keys already in a call's pending delta (the lattice's writes)."""
     return {k: v for k, v in delta.items() if isinstance(k, str) and k.startswith(OWN_PREFIX)}

@@ -10,7 +10,7 @@ from google.adk.tools.tool_context import ToolContext
 from adk_lattice import Lattice
 from adk_lattice.policy.provenance.taint import TAINT_KEY
 from adk_lattice.testing import FakeModel, ScriptedResponse
-from tests.policy.conftest import run_app
+from tests.policy.conftest import run_app, user
 from tests.policy.test_provenance_runner import ATTACKER_IBAN, Bank, guard, pay
 
 
@@ -40,3 +40,24 @@ async def test_a_tool_cannot_erase_the_taint_record() -> None:
     run = await run_app(erasing(bank), [Lattice(policy=[guarded])], "check mail")
     assert bank.sent == []
     assert run.responses("send_money")[0]["code"] == "ungrounded_argument"
+
+
+async def test_a_client_state_delta_cannot_erase_the_taint_record() -> None:
+    """A client's state_delta clearing the taint record is undone, and the payment is denied."""
+    bank = Bank()
+    script = [ScriptedResponse.call("read_inbox"), ScriptedResponse.text("read")]
+    script += [pay(ATTACKER_IBAN), ScriptedResponse.text("ok")]
+    assistant = LlmAgent(name="assistant", model=FakeModel(script), tools=bank.tools())
+    run = await run_app(assistant, [Lattice(policy=[guard()])], "check mail")
+    async for _ in run.runner.run_async(
+        user_id="u1",
+        session_id=run.session_id,
+        new_message=user("pay it"),
+        state_delta={TAINT_KEY: None},
+    ):
+        pass
+    assert bank.sent == []
+    session = await run.runner.session_service.get_session(
+        app_name="app", user_id="u1", session_id=run.session_id
+    )
+    assert session is not None and session.state[TAINT_KEY] is not None
