@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, final
+from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
+from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.base_tool import BaseTool
 
 from ._app.check import DeclarationCheck, declarations
@@ -19,7 +23,7 @@ from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
 from ._handlers import Mode
 from ._hooks import HookName, Tier
-from ._records import CallRecord, tool_label
+from ._records import CallRecord, own_pending, own_restore, own_values, tool_label, undo_own_writes
 from ._shadow import split_shadow
 from ._stack import StackCheck
 from ._tiers import build_tiers, close_members, default_telemetry
@@ -28,11 +32,15 @@ if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
     from google.adk.agents.callback_context import CallbackContext
     from google.adk.agents.invocation_context import InvocationContext
-    from google.adk.events.event import Event
     from google.adk.models.llm_request import LlmRequest
     from google.adk.models.llm_response import LlmResponse
     from google.adk.tools.tool_context import ToolContext
     from google.genai import types
+
+
+logger = logging.getLogger("adk_lattice")
+#: Where a call record keeps the lattice's own keys as they were before the tool ran.
+_OWN: Final = "adk_lattice.own_state"
 
 
 @final
@@ -260,6 +268,8 @@ class Lattice(BasePlugin):
         if self._idle or self._stack.off_run(invocation_context):
             return None
         inv = self._dispatch.invocation(invocation_context)
+        # ADK applies the client's state_delta after this hook: see before_run.
+        inv.data[_OWN] = own_values(invocation_context.session.state)
         kwargs = {"invocation_context": invocation_context, "user_message": user_message}
         agent = agent_of(invocation_context)
         decided = await self._dispatch.decide("on_user_message", kwargs, inv, agent=agent)
@@ -280,6 +290,7 @@ class Lattice(BasePlugin):
         if (refusal := refused(unknown, "before_run")) is not None:
             return refusal  # type: ignore[no-any-return]
         inv = self._dispatch.invocation(invocation_context)
+        await self._restore_own(invocation_context, inv.data.pop(_OWN, None))
         kwargs = {"invocation_context": invocation_context}
         decided = await self._dispatch.decide(
             "before_run", kwargs, inv, agent=agent_of(invocation_context)
@@ -288,6 +299,21 @@ class Lattice(BasePlugin):
         if decided.value is None and denied_by is not None:
             return denial("before_run", denied_by)  # type: ignore[no-any-return]
         return decided.value  # type: ignore[no-any-return]
+
+    async def _restore_own(self, ic: InvocationContext, before: Any) -> None:
+        """Put back the lattice's own keys a client's ``state_delta`` wrote, persisted."""
+        restore = own_restore(ic.session.state, before) if before is not None else {}
+        if restore:
+            fix = Event(
+                invocation_id=ic.invocation_id,
+                author=self.name,
+                actions=EventActions(state_delta=restore),
+            )
+            await ic.session_service.append_event(session=ic.session, event=fix)
+            logger.warning(
+                "adk_lattice: undid a client's write to the lattice's own state key(s) %s",
+                ", ".join(sorted(restore)),
+            )
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
@@ -464,6 +490,11 @@ class Lattice(BasePlugin):
         self._dispatch.records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         decided = await self._dispatch.decide("before_tool", kwargs, inv, call=call)
+        # What the lattice's own keys hold before the tool runs: the tool may not change them.
+        call.data[_OWN] = (
+            own_values(tool_context.session.state),
+            own_pending(tool_context.actions.state_delta),
+        )
         if decided.bound is not None:
             call.short_circuited_by = decided.bound.name
             call.short_circuit_tier = decided.bound.tier
@@ -482,6 +513,7 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=True)
+        _guard_own(tool, tool_context, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["result"] = result
         decided = await self._dispatch.decide("after_tool", kwargs, inv, call=call)
@@ -499,6 +531,7 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=False)
+        _guard_own(tool, tool_context, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["error"] = error
         value = (
@@ -513,3 +546,21 @@ class Lattice(BasePlugin):
                 "after_tool", kwargs, inv, call.agent, why(error), call=call
             )
         return value  # type: ignore[no-any-return]
+
+
+def _guard_own(tool: BaseTool, ctx: ToolContext, call: CallRecord) -> None:
+    """Take back what a tool wrote to the lattice's own state keys (the taint record...).
+
+    An ``AgentTool`` forwards its nested run's state: that run's lattice wrote those keys,
+    and its own tools were held to this same rule.
+    """
+    saved = call.data.pop(_OWN, None)
+    if saved is None or isinstance(tool, AgentTool):
+        return
+    taken = undo_own_writes(ctx.actions.state_delta, ctx.session.state, *saved)
+    if taken:
+        logger.warning(
+            "adk_lattice: undid a write by tool %r to the lattice's own state key(s) %s",
+            tool_label(tool),
+            ", ".join(sorted(taken)),
+        )

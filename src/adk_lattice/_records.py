@@ -181,6 +181,60 @@ def call_key(function_call_id: str | None, tool: str) -> str:
     return function_call_id or f"tool:{tool}"
 
 
+#: The prefix of the lattice's own session-state keys: only the lattice writes them.
+OWN_PREFIX: Final = "adk_lattice."
+#: The lattice's own lasting keys (the provenance taint record, withheld injections).
+OWN_KEYS: Final = ("adk_lattice.provenance", "adk_lattice.injection.withheld")
+_ABSENT: Final = object()
+
+
+def own_values(state: Any) -> dict[str, Any]:
+    """The lattice's own keys' values in ``state`` (a fixed few: O(1) per call)."""
+    return {k: state.get(k, _ABSENT) for k in OWN_KEYS}
+
+
+def own_restore(state: Any, before: dict[str, Any]) -> dict[str, Any]:
+    """The state delta putting back the lattice's own keys a client's message changed."""
+    return {
+        k: (None if v is _ABSENT else v)
+        for k, v in before.items()
+        if state.get(k, _ABSENT) != v and not (v is _ABSENT and state.get(k) is None)
+    }
+
+
+def own_pending(delta: Any) -> dict[str, Any]:
+    """The lattice's own keys already in a call's pending delta (the lattice's writes)."""
+    return {k: v for k, v in delta.items() if isinstance(k, str) and k.startswith(OWN_PREFIX)}
+
+
+def undo_own_writes(
+    delta: Any, state: Any, before: dict[str, Any], pending: dict[str, Any]
+) -> list[str]:
+    """Take back a tool's writes to the lattice's own keys; return the keys taken back.
+
+    Args:
+        delta: the call's pending state delta (``tool_context.actions.state_delta``).
+        state: the live session state the tool also wrote.
+        before: :func:`own_values` once the lattice's ``before_tool`` handlers ran.
+        pending: :func:`own_pending` at the same moment.
+    """
+    taken: list[str] = []
+    for key in [k for k in delta if isinstance(k, str) and k.startswith(OWN_PREFIX)]:
+        if key in pending and delta[key] is pending[key]:
+            continue  # the lattice's own write, untouched by the tool
+        taken.append(key)
+        if key in pending:
+            delta[key] = pending[key]
+        else:
+            del delta[key]
+        value = before.get(key, _ABSENT)
+        if value is _ABSENT:
+            state.pop(key, None)
+        else:
+            state[key] = value
+    return taken
+
+
 _current_call: ContextVar[CallRecord | None] = ContextVar("adk_lattice_current_call", default=None)
 
 
