@@ -41,9 +41,9 @@ def test_the_page_runs_and_prints_the_replies_it_shows(tmp_path: Path) -> None:
 
 
 def test_the_install_line_names_an_extra_that_exists() -> None:
-    """``pip install "adk-lattice[tracing]"`` names an extra pyproject.toml defines."""
+    """``pip install "./adk-lattice[tracing]"`` installs a checkout with an extra that exists."""
     extras = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"][
         "optional-dependencies"
     ]
-    (extra,) = re.findall(r'pip install "adk-lattice\[(\w+)\]"', PAGE)
+    (extra,) = re.findall(r'pip install "\./adk-lattice\[(\w+)\]"', PAGE)
     assert extra in extras
