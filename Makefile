@@ -22,7 +22,8 @@ test: $(STAMP)
 	$(BIN)/python -m pytest
 
 # The ADK contract and integration tests against the oldest google-adk release the package
-# supports and the newest it allows, each in its own virtualenv (made once, remade when
+# supports and the newest it allows, each in its own virtualenv with the redis extra (the
+# integration tests close a real Redis store) (made once, remade when
 # pyproject.toml or this file changes; `rm -rf .venv-compat-*` picks up a newer release).
 # Older releases pin an older OpenTelemetry whose entry-point lookup warns on Python 3.11:
 # third-party deprecations are not what this run checks.
@@ -35,7 +36,7 @@ COMPAT_TESTS := tests/adk_contract tests/integration
 	rm -rf .venv-compat-$*
 	$(PYTHON) -m venv .venv-compat-$*
 	.venv-compat-$*/bin/python -m pip install --quiet --upgrade pip
-	.venv-compat-$*/bin/python -m pip install --quiet -e . '$(COMPAT_SPEC_$*)' \
+	.venv-compat-$*/bin/python -m pip install --quiet -e '.[redis]' '$(COMPAT_SPEC_$*)' \
 		'pytest>=8.0' 'pytest-asyncio>=0.24'
 	touch $@
 

@@ -9,13 +9,12 @@ import pytest
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.tool_confirmation import ToolConfirmation
-from google.genai import types
 from pydantic import BaseModel
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Approval, Clamp, InjectState, Round, ToolGuard, ToolRule
 from adk_lattice.state import StateKey
-from adk_lattice.testing import FakeModel, ScriptedResponse
+from adk_lattice.testing import FakeModel, ScriptedResponse, confirmation_reply
 
 from .conftest import noted, run_app
 
@@ -225,14 +224,6 @@ async def test_confirmation_is_requested_over_the_threshold(ctx: Any) -> None:
     assert c.actions.requested_tool_confirmations["fc-9"].hint == "Approve a large refund?"
 
 
-def _confirmation_call(events: Any) -> types.FunctionCall:
-    for e in events:
-        for fc in e.get_function_calls():
-            if fc.name == "adk_request_confirmation":
-                return fc
-    raise AssertionError("no confirmation was requested")
-
-
 async def _refund_run(answer: bool) -> tuple[list[float], Any, ToolGuard]:
     done: list[float] = []
 
@@ -252,13 +243,7 @@ async def _refund_run(answer: bool) -> tuple[list[float], Any, ToolGuard]:
     agent = LlmAgent(name="billing", model=model, tools=[issue_refund])
     run = await run_app(agent, [Lattice(policy=[g])], "refund c1")
     assert done == []
-    fc = _confirmation_call(run.events)
-    reply = types.FunctionResponse(
-        name="adk_request_confirmation", id=fc.id, response={"confirmed": answer}
-    )
-    resumed = await run.send(
-        types.Content(role="user", parts=[types.Part(function_response=reply)])
-    )
+    resumed = await run.send(confirmation_reply(run.events, confirmed=answer))
     return done, resumed, g
 
 

@@ -8,6 +8,7 @@ keys.
 
 from ._bans import DEFAULT_BANS, Ban, ban_violations
 from ._cassette import CassetteError, RecordingModel
+from ._confirm import confirmation_reply
 from ._contexts import (
     callback_context,
     function_tool,
@@ -57,6 +58,7 @@ __all__ = [
     "callback_context",
     "capture_metrics",
     "capture_spans",
+    "confirmation_reply",
     "estimate_tokens",
     "function_tool",
     "invocation_context",

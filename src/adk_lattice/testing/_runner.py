@@ -17,6 +17,7 @@ from google.adk.sessions.session import Session
 from google.genai import types
 
 from .._plugin import Lattice
+from ._confirm import confirmation_reply
 from ._model import FakeModel
 
 
@@ -113,6 +114,42 @@ class LatticeRunner:
                 new_message=message,
                 run_config=run_config,
                 state_delta=delta,
+            )
+        ]
+
+    async def confirm(
+        self,
+        events: Sequence[Event],
+        *,
+        confirmed: bool = True,
+        payload: Any = None,
+        tool: str | None = None,
+        user_id: str = "user",
+    ) -> list[Event]:
+        """Answer the confirmations ``events`` asked for, as a person in ``adk web`` would.
+
+        Sends :func:`confirmation_reply` in the user's session and returns the resumed
+        run's events.
+
+        Args:
+            events: the events of the run that paused.
+            confirmed: the person's answer.
+            payload: the data a tool asked for with its confirmation, if any.
+            tool: answer only the requests for this tool's calls.
+            user_id: whose session.
+
+        Raises:
+            LookupError: when the events asked for no confirmation, or the user has no
+                session.
+        """
+        message = confirmation_reply(events, confirmed=confirmed, payload=payload, tool=tool)
+        session_id = self._sessions.get(user_id)
+        if session_id is None:
+            raise LookupError(f"user {user_id!r} has no session yet: call run() first")
+        return [
+            event
+            async for event in self.runner.run_async(
+                user_id=user_id, session_id=session_id, new_message=message
             )
         ]
 
