@@ -15,7 +15,13 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)
+# The demo needs only the package, the OpenTelemetry SDK (its span tree) and phonenumbers
+# (RedactPII's phone reader), not the dev extras (torch, litellm...).
+$(VENV)/.demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[tracing,pii]'
+	touch $(VENV)/.demo
+
+demo: $(VENV)/.demo
 	$(BIN)/python examples/billing/main.py
 
 test: $(STAMP)
