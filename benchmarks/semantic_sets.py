@@ -19,6 +19,8 @@ import random
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import date
+from typing import Final
 
 from faker import Faker
 
@@ -473,6 +475,10 @@ LANGUAGES = words("English French German Spanish Italian Portuguese Dutch Polish
 CURRENCIES = words("USD EUR GBP JPY CHF CAD AUD SEK")
 
 
+_YEAR_START: Final = date(2025, 1, 1)
+_YEAR_END: Final = date(2025, 12, 31)
+
+
 def half(family: str) -> str:
     """``tune`` or ``held_out``: a fixed split of the families by their name's hash."""
     return "tune" if hashlib.sha256(family.encode()).digest()[0] % 2 == 0 else "held_out"
@@ -503,7 +509,8 @@ class _Fill:
             "hour": lambda: str(self.rng.randint(1, 11)),
             "weekday": lambda: self.fake.day_of_week(),
             "month": lambda: self.fake.month_name(),
-            "date": lambda: self.fake.date_this_year().strftime("%B %-d"),
+            # A fixed year: Faker's date_this_year() moves with the clock, and so did the sets.
+            "date": lambda: self.fake.date_between_dates(_YEAR_START, _YEAR_END).strftime("%B %-d"),
             "product": lambda: self.rng.choice(PRODUCTS),
             "dish": lambda: self.rng.choice(DISHES),
             "team": lambda: self.rng.choice(TEAMS),

@@ -25,7 +25,7 @@ async def test_a_paraphrase_is_served_the_stored_answer() -> None:
     """A reworded question is answered from the cache without calling the model."""
     rig = Rig([S.text("Paris."), S.text("never used")], cache=[_cache()])
     await rig.ask("What is the capital of France?")
-    second = await rig.ask("What is the capital city of France?")
+    second = await rig.ask("Could you tell me the capital of France, please?")
     assert (text_of(second), rig.model.calls) == ("Paris.", 1)
     await rig.close()
 
@@ -71,7 +71,7 @@ async def test_an_exact_repeat_is_marked_exact() -> None:
         ("Find flights from Paris to Rome.", "Find flights from Rome to Paris.", "order"),
         (
             "How do I reset the password of the heater controller in the main office?",
-            "How do I reset the password of the door controller in the main office?",
+            "How do I reset the password of the printer controller in the main office?",
             "content",
         ),
     ],

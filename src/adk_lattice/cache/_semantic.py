@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger("adk_lattice.cache")
 
 #: The similarity threshold measured on the tuning half of ``make bench-cache``.
-DEFAULT_THRESHOLD: Final = 0.87
+DEFAULT_THRESHOLD: Final = 0.84
 _MAX_PENDING: Final = 4096
 
 
