@@ -54,7 +54,8 @@ def confirmation_reply(
             if call.name != CONFIRMATION_CALL:
                 continue
             name = _asked_for(call)
-            asked.append(str(name))
+            if name is not None:
+                asked.append(name)
             if tool is not None and name != tool:
                 continue
             response: dict[str, Any] = {"confirmed": confirmed}
