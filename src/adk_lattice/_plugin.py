@@ -167,6 +167,14 @@ class Lattice(BasePlugin):
             raise TypeError("dynamic_tools takes a list of tool names, e.g. ['search_orders']")
         deciders = [*tiers["policy"], *tiers["cache"], *tiers["handlers"]]
         self._declared = DeclarationCheck(declarations(deciders), frozenset(dynamic_tools))
+        #: What puts back a call's arguments as the model wrote them (RedactPII) before any
+        #: before_tool decider runs, so each checks what the tool receives, in any order.
+        self._restorers = tuple(
+            d.restore_tool_args
+            for d in deciders
+            if callable(getattr(d, "restore_tool_args", None))
+            and getattr(d, "mode", None) != "shadow"
+        )
         self._close_stores = close_stores
         self._coverage = CoverageCheck()
         self._idle = not observers and not any(chains.values()) and not shadows
@@ -489,6 +497,15 @@ class Lattice(BasePlugin):
         )
         self._dispatch.records.open_call(inv, call)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
+        for restore in self._restorers:
+            try:
+                restore(**kwargs)
+            except Exception as exc:  # the tool then gets the redacted form: fail safe
+                logger.error(
+                    "adk_lattice: restoring the arguments of %s failed (%s)",
+                    call.tool,
+                    type(exc).__name__,
+                )
         decided = await self._dispatch.decide("before_tool", kwargs, inv, call=call)
         # What the lattice's own keys hold before the tool runs: the tool may not change them.
         call.data[_OWN] = (

@@ -169,17 +169,17 @@ def test_a_streamed_chunks_call_arguments_are_redacted() -> None:
 def test_a_streamed_call_is_given_back_its_arguments_for_a_restoring_tool() -> None:
     """A tool in restore_args gets the values the model wrote in a streamed call."""
     r = RedactPII(restore_args=["send"])
-    ctx = callback_context(invocation_id="inv-1")
+    ctx = callback_context(invocation_id="inv-1", session_id="s1")
     chunk = _answer(_call(to=EMAIL), partial=True)
     r.after_model(callback_context=ctx, llm_response=chunk)
     assert chunk.content is not None and chunk.content.parts is not None
     call = chunk.content.parts[0].function_call
     assert call is not None and call.id
     args = dict(call.args or {})
-    r.before_tool(
+    r.restore_tool_args(
         tool=None,
         tool_args=args,
-        tool_context=tool_context(invocation_id="inv-1", function_call_id=call.id),
+        tool_context=tool_context(invocation_id="inv-1", session_id="s1", function_call_id=call.id),
     )
     assert args == {"to": EMAIL}
 
@@ -188,15 +188,16 @@ def test_a_restoring_tool_gets_nested_arguments_back_unredacted() -> None:
     """restore_args gives back nested argument values as written, not their redacted form."""
     r = RedactPII(restore_args=True)
     final = _answer(_call(to={"email": EMAIL}))
-    r.after_model(callback_context=callback_context(invocation_id="inv-1"), llm_response=final)
+    ctx = callback_context(invocation_id="inv-1", session_id="s1")
+    r.after_model(callback_context=ctx, llm_response=final)
     assert final.content is not None and final.content.parts is not None
     call = final.content.parts[0].function_call
     assert call is not None and call.args == {"to": {"email": "[REDACTED:EMAIL]"}}
     args = dict(call.args)
-    r.before_tool(
+    r.restore_tool_args(
         tool=None,
         tool_args=args,
-        tool_context=tool_context(invocation_id="inv-1", function_call_id=call.id),
+        tool_context=tool_context(invocation_id="inv-1", session_id="s1", function_call_id=call.id),
     )
     assert args == {"to": {"email": EMAIL}}
 

@@ -105,8 +105,27 @@ async def test_the_tool_result_cache_never_stores_a_raw_value() -> None:
     assert not any(EMAIL.encode() in w for w in store.written)
 
 
-async def test_call_arguments_are_redacted_for_the_event_the_model_and_the_tool() -> None:
-    """By default the model's arguments reach the tool, the event and the model redacted."""
+async def test_restore_args_false_redacts_call_arguments_for_the_tool_too() -> None:
+    """With restore_args=False the model's arguments reach the tool, event and model redacted."""
+    got: list[str] = []
+
+    def send_receipt(email: str) -> dict[str, str]:
+        """Send a receipt."""
+        got.append(email)
+        return {"status": "sent"}
+
+    model = FakeModel(
+        [ScriptedResponse.call("send_receipt", email=EMAIL), ScriptedResponse.text("done")]
+    )
+    agent = LlmAgent(name="assistant", model=model, tools=[send_receipt])
+    run = await run_app(agent, [Lattice(policy=[RedactPII(restore_args=False)])], "mail me")
+    assert got == ["[REDACTED:EMAIL]"]
+    assert EMAIL not in await _events(run)
+    assert EMAIL not in json.dumps(model.requests[1].model_dump(mode="json"))
+
+
+async def test_by_default_the_tool_gets_the_value_the_model_wrote() -> None:
+    """By default the tool gets the value; the stored event and the model do not."""
     got: list[str] = []
 
     def send_receipt(email: str) -> dict[str, str]:
@@ -119,7 +138,7 @@ async def test_call_arguments_are_redacted_for_the_event_the_model_and_the_tool(
     )
     agent = LlmAgent(name="assistant", model=model, tools=[send_receipt])
     run = await run_app(agent, [Lattice(policy=[RedactPII()])], "mail me")
-    assert got == ["[REDACTED:EMAIL]"]
+    assert got == [EMAIL]
     assert EMAIL not in await _events(run)
     assert EMAIL not in json.dumps(model.requests[1].model_dump(mode="json"))
 

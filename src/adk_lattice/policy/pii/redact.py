@@ -38,8 +38,9 @@ def _call_id() -> str:
 
 class RedactPII(Scrubber):
     """``after_model`` (partial chunks too), ``after_tool``, ``on_event`` and with
-    ``inputs=True`` ``on_user_message`` / ``before_model``; ``before_tool`` restores
-    arguments for the tools named in ``restore_args``.
+    ``inputs=True`` ``on_user_message`` / ``before_model``; the lattice gives the tools
+    named in ``restore_args`` their arguments as the model wrote them
+    (:meth:`restore_tool_args`) before any ``before_tool`` handler runs.
 
     Finds emails, phone numbers, Luhn-valid payment cards, US SSNs, IBANs (mod-97), IP
     addresses, API keys, JWTs and private-key blocks, plus custom patterns, also when
@@ -75,9 +76,13 @@ class RedactPII(Scrubber):
             token it cuts) is withheld, never passed on unscanned.
         inputs: also redact the user's message: the persisted event and what the model
             reads (``block`` kinds refuse the turn).
-        restore_args: tool names (or True for all) that get the original values of
-            arguments the model wrote; the stored event and the model always see them
-            redacted. Default: every tool gets the redacted form.
+        restore_args: which tools get the arguments as the model wrote them: True (the
+            default) for every tool, a list of tool names, or False for none (those tools
+            get the redacted form). The lattice puts the values back before any
+            ``before_tool`` handler runs, so every policy checks what the tool receives,
+            whatever the order. The stored event and the model always see them redacted;
+            a placeholder the model copied (``[REDACTED:EMAIL]``) has no original and
+            stays as it is.
         state: scrub the state deltas of every event (and the live session state).
         keep_state: state keys left as written (values the app needs, such as a contact
             address it stored on purpose).
@@ -115,7 +120,7 @@ class RedactPII(Scrubber):
         max_hold: int = 8192,
         max_chars: int = 256_000,
         inputs: bool = False,
-        restore_args: bool | Collection[str] = False,
+        restore_args: bool | Collection[str] = True,
         state: bool = True,
         keep_state: Collection[str] = (),
         media: Media = "pass",
@@ -163,6 +168,7 @@ class RedactPII(Scrubber):
         self.state, self.keep_state = state, frozenset(keep_state)
         self._walker = Walker(self._scrub, media)
         self._streams: Keyed[tuple[Stream, Stream]] = Keyed()  # (text, thoughts)
+        #: (session id, call id) -> the call's arguments as the model wrote them.
         self._originals: Keyed[dict[str, Any]] = Keyed()
         self._refused: Keyed[str] = Keyed()
 
@@ -246,7 +252,7 @@ class RedactPII(Scrubber):
                 self._walker.node(call.args, found)
                 if found.changed and self._restores(call.name):
                     call.id = call.id or _call_id()
-                    self._originals.put((ctx.invocation_id, call.id), original)
+                    self._originals.put((_session_id(ctx), call.id), original)
                 found.changed = found.changed or before
             if part.inline_data is not None:
                 new = self._walker.blob(part.inline_data, found)
@@ -268,12 +274,32 @@ class RedactPII(Scrubber):
 
     # -- tools, state and input ------------------------------------------------------------------
 
-    def before_tool(self, *, tool: Any, tool_args: Any, tool_context: Any) -> None:
-        """Give a tool named in ``restore_args`` the argument values the model wrote."""
-        original = self._originals.pop((tool_context.invocation_id, tool_context.function_call_id))
+    def restore_tool_args(self, *, tool: Any, tool_args: Any, tool_context: Any) -> None:
+        """Give a tool named in ``restore_args`` the argument values the model wrote.
+
+        ``Lattice`` calls it before the ``before_tool`` chain (not as a hook of the chain),
+        so every policy, in any order, checks the values the tool will receive. The
+        original is kept until the call ends, and over a person's confirmation: ADK runs a
+        confirmed call again, in a later invocation, from the stored (redacted) event.
+        """
+        original = self._originals.get((_session_id(tool_context), tool_context.function_call_id))
         if original is not None and isinstance(tool_args, dict):
             tool_args.clear()
-            tool_args.update(original)
+            tool_args.update(copy.deepcopy(original))
+
+    def _release(self, ctx: Any) -> None:
+        """Forget a call's original arguments, unless the call waits for a person."""
+        call_id = getattr(ctx, "function_call_id", None)
+        if call_id is None:
+            return
+        actions = getattr(ctx, "actions", None)
+        if call_id in (getattr(actions, "requested_tool_confirmations", None) or {}):
+            return
+        self._originals.pop((_session_id(ctx), call_id))
+
+    def on_tool_error(self, *, tool: Any, tool_args: Any, tool_context: Any, error: Any) -> None:
+        """Forget the failed call's original arguments."""
+        self._release(tool_context)
 
     def after_tool(
         self, *, tool: Any, tool_args: Any, tool_context: Any, result: Any
@@ -284,6 +310,7 @@ class RedactPII(Scrubber):
         replaced by ``{"result": <redacted>}``, the shape ADK would give it; with ``block``
         the result is replaced by a legible withheld notice.
         """
+        self._release(tool_context)
         found = Found()
         new = self._walker.node(result, found)
         self._scrub_state(getattr(tool_context, "actions", None), tool_context, found)
@@ -353,6 +380,12 @@ class RedactPII(Scrubber):
             return refusal(self.name, "sensitive_input", self.block_message)
         self._report(callback_context, found.kinds, False)
         return None
+
+
+def _session_id(ctx: Any) -> str | None:
+    """The id of the context's session (a call id is only unique within its session)."""
+    session = getattr(ctx, "session", None)
+    return getattr(session, "id", None)
 
 
 def _pair() -> tuple[Stream, Stream]:
