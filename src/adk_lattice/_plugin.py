@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Final, final
 
+from cachetools import LRUCache
 from google.adk.events.event import Event
 from google.adk.events.event_actions import EventActions
 from google.adk.plugins.base_plugin import BasePlugin
@@ -23,10 +24,23 @@ from ._coverage import CoverageCheck
 from ._dispatch import DENY_RUN, Dispatcher, agent_of, pop_call, push_open, remove_open, why
 from ._handlers import Mode
 from ._hooks import HookName, Tier
-from ._records import CallRecord, own_pending, own_restore, own_values, tool_label, undo_own_writes
+from ._records import (
+    ABSENT,
+    CallRecord,
+    InvocationRecord,
+    OwnSnapshot,
+    own_digest,
+    own_forged,
+    own_restore,
+    own_snapshot,
+    own_values,
+    tool_label,
+    undo_own_writes,
+)
 from ._shadow import split_shadow
 from ._stack import StackCheck
 from ._tiers import build_tiers, close_members, default_telemetry
+from .policy.provenance.taint import TAINT_KEY, session_hash
 
 if TYPE_CHECKING:
     from google.adk.agents.base_agent import BaseAgent
@@ -41,6 +55,12 @@ if TYPE_CHECKING:
 logger = logging.getLogger("adk_lattice")
 #: Where a call record keeps the lattice's own keys as they were before the tool ran.
 _OWN: Final = "adk_lattice.own_state"
+#: Where an invocation record counts its tool calls that ended (siblings' labels).
+_ENDED: Final = "adk_lattice.calls_ended"
+#: Sessions whose own keys the lattice last checked against the history, with their digest.
+_MAX_CHECKED: Final = 65_536
+#: The source a taint record names when a client wrote it and no earlier value is known.
+_UNVERIFIED: Final = "<client-write>"
 
 
 @final
@@ -176,6 +196,8 @@ class Lattice(BasePlugin):
             and getattr(d, "mode", None) != "shadow"
         )
         self._close_stores = close_stores
+        #: (app, user, session) -> digest of the lattice's own keys as last checked or left.
+        self._own_checked: LRUCache[tuple[str, str, str], str] = LRUCache(_MAX_CHECKED)
         self._coverage = CoverageCheck()
         self._idle = not observers and not any(chains.values()) and not shadows
         self._dispatch = Dispatcher(
@@ -299,6 +321,7 @@ class Lattice(BasePlugin):
             return refusal  # type: ignore[no-any-return]
         inv = self._dispatch.invocation(invocation_context)
         await self._restore_own(invocation_context, inv.data.pop(_OWN, None))
+        await self._check_own(invocation_context)
         kwargs = {"invocation_context": invocation_context}
         decided = await self._dispatch.decide(
             "before_run", kwargs, inv, agent=agent_of(invocation_context)
@@ -311,17 +334,52 @@ class Lattice(BasePlugin):
     async def _restore_own(self, ic: InvocationContext, before: Any) -> None:
         """Put back the lattice's own keys a client's ``state_delta`` wrote, persisted."""
         restore = own_restore(ic.session.state, before) if before is not None else {}
-        if restore:
-            fix = Event(
-                invocation_id=ic.invocation_id,
-                author=self.name,
-                actions=EventActions(state_delta=restore),
-            )
-            await ic.session_service.append_event(session=ic.session, event=fix)
-            logger.warning(
-                "adk_lattice: undid a client's write to the lattice's own state key(s) %s",
-                ", ".join(sorted(restore)),
-            )
+        await self._put_own(ic, restore, "a client's state_delta")
+
+    async def _check_own(self, ic: InvocationContext) -> None:
+        """Put back the lattice's own keys a client wrote between runs (a session PATCH).
+
+        A session whose own keys hold what the lattice last checked or left is not read
+        again; otherwise the history says who wrote each key last. A key a user-authored
+        event wrote last gets the value written before it by another author; a taint
+        record with no such value becomes one naming ``<client-write>`` (fail closed).
+        """
+        session = getattr(ic, "session", None)
+        if session is None:
+            return
+        key = (session.app_name, session.user_id, session.id)
+        if self._own_checked.get(key) == own_digest(session.state):
+            return
+        restore: dict[str, Any] = {}
+        for name, value in own_forged(session.events).items():
+            if value is ABSENT and name == TAINT_KEY:
+                value = {"v": 1, "s": {session_hash(session.id): {"src": [_UNVERIFIED]}}}
+            if session.state.get(name) != (None if value is ABSENT else value):
+                restore[name] = None if value is ABSENT else value
+        await self._put_own(ic, restore, "a client's write between runs")
+        self._own_checked[key] = own_digest(session.state)
+
+    def _left_own(self, ic: InvocationContext) -> None:
+        """Remember the lattice's own keys as a run leaves them (checked next run in O(1))."""
+        session = getattr(ic, "session", None)
+        if session is not None:
+            key = (session.app_name, session.user_id, session.id)
+            self._own_checked[key] = own_digest(session.state)
+
+    async def _put_own(self, ic: InvocationContext, restore: dict[str, Any], what: str) -> None:
+        if not restore:
+            return
+        fix = Event(
+            invocation_id=ic.invocation_id,
+            author=self.name,
+            actions=EventActions(state_delta=restore),
+        )
+        await ic.session_service.append_event(session=ic.session, event=fix)
+        logger.warning(
+            "adk_lattice: undid %s to the lattice's own state key(s) %s",
+            what,
+            ", ".join(sorted(restore)),
+        )
 
     async def on_event_callback(
         self, *, invocation_context: InvocationContext, event: Event
@@ -352,6 +410,7 @@ class Lattice(BasePlugin):
         kwargs = {"invocation_context": invocation_context}
         await self._dispatch.decide("after_run", kwargs, inv, agent=agent_of(invocation_context))
         self._dispatch.forget(inv)
+        self._left_own(invocation_context)
 
     async def on_run_error_callback(
         self, *, invocation_context: InvocationContext, error: Exception
@@ -365,6 +424,7 @@ class Lattice(BasePlugin):
             "on_run_error", kwargs, inv, agent=agent_of(invocation_context), error=error
         )
         await self._dispatch.finish(inv, why(error), error)
+        self._left_own(invocation_context)
 
     async def close(self) -> None:
         """Close every invocation still open (as abandoned), each handler, then the stores.
@@ -508,9 +568,8 @@ class Lattice(BasePlugin):
                 )
         decided = await self._dispatch.decide("before_tool", kwargs, inv, call=call)
         # What the lattice's own keys hold before the tool runs: the tool may not change them.
-        call.data[_OWN] = (
-            own_values(tool_context.session.state),
-            own_pending(tool_context.actions.state_delta),
+        call.data[_OWN] = own_snapshot(
+            tool_context.session.state, tool_context.actions.state_delta, inv.data.get(_ENDED, 0)
         )
         if decided.bound is not None:
             call.short_circuited_by = decided.bound.name
@@ -530,10 +589,11 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=True)
-        _guard_own(tool, tool_context, call)
+        _guard_own(tool, tool_context, call, inv)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["result"] = result
         decided = await self._dispatch.decide("after_tool", kwargs, inv, call=call)
+        inv.data[_ENDED] = inv.data.get(_ENDED, 0) + 1
         return decided.value  # type: ignore[no-any-return]
 
     async def on_tool_error_callback(
@@ -548,12 +608,13 @@ class Lattice(BasePlugin):
             return None
         inv = self._dispatch.invocation(tool_context)
         call = self._dispatch.call(inv, tool, tool_context, close=False)
-        _guard_own(tool, tool_context, call)
+        _guard_own(tool, tool_context, call, inv)
         kwargs = {"tool": tool, "tool_args": tool_args, "tool_context": tool_context}
         kwargs["error"] = error
         value = (
             await self._dispatch.decide("on_tool_error", kwargs, inv, call=call, error=error)
         ).value
+        inv.data[_ENDED] = inv.data.get(_ENDED, 0) + 1
         # A recovered call goes on to after_tool, which closes it; ADK runs none for a tool
         # it could not find (it stands a bare BaseTool in for it), even when this answered.
         if value is None or isinstance(error, asyncio.CancelledError) or type(tool) is BaseTool:
@@ -565,16 +626,19 @@ class Lattice(BasePlugin):
         return value  # type: ignore[no-any-return]
 
 
-def _guard_own(tool: BaseTool, ctx: ToolContext, call: CallRecord) -> None:
+def _guard_own(tool: BaseTool, ctx: ToolContext, call: CallRecord, inv: InvocationRecord) -> None:
     """Take back what a tool wrote to the lattice's own state keys (the taint record...).
 
     An ``AgentTool`` forwards its nested run's state: that run's lattice wrote those keys,
-    and its own tools were held to this same rule.
+    and its own tools were held to this same rule. A write that reaches only the live state
+    (straight into the session's state, or an edit in place) is taken back too, unless a
+    sibling call is in flight or ended meanwhile: its labels are the lattice's writes.
     """
     saved = call.data.pop(_OWN, None)
-    if saved is None or isinstance(tool, AgentTool):
+    if not isinstance(saved, OwnSnapshot) or isinstance(tool, AgentTool):
         return
-    taken = undo_own_writes(ctx.actions.state_delta, ctx.session.state, *saved)
+    alone = not inv.open_calls and inv.data.get(_ENDED, 0) == saved.generation
+    taken = undo_own_writes(ctx.actions.state_delta, ctx.session.state, saved, live=alone)
     if taken:
         logger.warning(
             "adk_lattice: undid a write by tool %r to the lattice's own state key(s) %s",

@@ -9,12 +9,13 @@ even when a run never ends cleanly.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from google.adk.tools.base_tool import BaseTool
 
@@ -185,12 +186,30 @@ def call_key(function_call_id: str | None, tool: str) -> str:
 OWN_PREFIX: Final = "adk_lattice."
 #: The lattice's own lasting keys (the provenance taint record, withheld injections).
 OWN_KEYS: Final = ("adk_lattice.provenance", "adk_lattice.injection.withheld")
-_ABSENT: Final = object()
+#: A key not set (``own_values`` and ``own_forged`` use it for "no value").
+ABSENT: Final = object()
+_ABSENT: Final = ABSENT
+
+
+def _copy(value: Any) -> Any:
+    """A copy of a JSON-shaped value deep enough that no later edit in place reaches it."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value
 
 
 def own_values(state: Any) -> dict[str, Any]:
-    """The lattice's own keys' values in ``state`` (a fixed few: O(1) per call)."""
-    return {k: state.get(k, _ABSENT) for k in OWN_KEYS}
+    """Copies of the lattice's own keys' values in ``state`` (a fixed few keys per call)."""
+    return {k: _copy(state.get(k, _ABSENT)) for k in OWN_KEYS}
+
+
+def own_digest(state: Any) -> str:
+    """A digest of the lattice's own keys' values in ``state`` (unset and None alike)."""
+    values = [state.get(k) for k in OWN_KEYS]
+    body = json.dumps(values, sort_keys=True, separators=(",", ":"), default=repr)
+    return hashlib.sha256(body.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def own_restore(state: Any, before: dict[str, Any]) -> dict[str, Any]:
@@ -202,36 +221,111 @@ def own_restore(state: Any, before: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def own_forged(events: Sequence[Any]) -> dict[str, Any]:
+    """The lattice's own keys a user-authored event wrote last, each with its earlier value.
+
+    A client writes session state only through user-authored events (the ``state_delta``
+    of its message, a session ``PATCH`` of ``adk api_server``); the lattice, its handlers
+    and the application write through events of another author. The earlier value is the
+    one the newest event of another author wrote (``ABSENT`` when no such event has).
+    The whole history is read, newest first, until each key's writer is known.
+    """
+    forged: set[str] = set()
+    earlier: dict[str, Any] = {}
+    open_keys = set(OWN_KEYS)
+    for event in reversed(events):
+        actions = getattr(event, "actions", None)
+        delta = getattr(actions, "state_delta", None)
+        if not delta:
+            continue
+        for key in [k for k in open_keys if k in delta]:
+            if getattr(event, "author", None) == "user":
+                forged.add(key)
+                continue
+            open_keys.discard(key)
+            if key in forged:
+                earlier[key] = delta[key]
+        if not open_keys:
+            break
+    return {k: earlier.get(k, ABSENT) for k in forged}
+
+
 def own_pending(delta: Any) -> dict[str, Any]:
-    """The lattice's own keys already in a call's pending delta (the lattice's writes)."""
-    return {k: v for k, v in delta.items() if isinstance(k, str) and k.startswith(OWN_PREFIX)}
+    """Copies of the lattice's own keys already in a call's pending delta (its own writes)."""
+    return {
+        k: _copy(v) for k, v in delta.items() if isinstance(k, str) and k.startswith(OWN_PREFIX)
+    }
 
 
-def undo_own_writes(
-    delta: Any, state: Any, before: dict[str, Any], pending: dict[str, Any]
-) -> list[str]:
+class OwnSnapshot(NamedTuple):
+    """The lattice's own keys once its ``before_tool`` handlers ran, to check a tool against.
+
+    Attributes:
+        values: copies of the values (:func:`own_values`).
+        refs: the stored objects themselves, which an edit in place would change.
+        pending: copies of the lattice's own writes in the call's delta (:func:`own_pending`).
+        generation: how many tool calls of the invocation had ended then.
+    """
+
+    values: dict[str, Any]
+    refs: dict[str, Any]
+    pending: dict[str, Any]
+    generation: int
+
+
+def own_snapshot(state: Any, delta: Any, generation: int) -> OwnSnapshot:
+    """What :func:`undo_own_writes` compares a tool's call against."""
+    refs = {k: state.get(k, _ABSENT) for k in OWN_KEYS}
+    return OwnSnapshot(own_values(state), refs, own_pending(delta), generation)
+
+
+def undo_own_writes(delta: Any, state: Any, saved: OwnSnapshot, *, live: bool = True) -> list[str]:
     """Take back a tool's writes to the lattice's own keys; return the keys taken back.
+
+    A write through ``tool_context.state`` lands in the pending delta: the delta gets back
+    the lattice's own pending writes, the live state the values once the lattice's
+    ``before_tool`` handlers ran. With ``live``, a write straight into the session's state
+    and an edit in place of a stored value (which the session's stored state and events may
+    share) are undone too, the edited object restored in place; without it (sibling calls
+    ended meanwhile, and their labels are the lattice's writes), only the keys written
+    through the delta are.
 
     Args:
         delta: the call's pending state delta (``tool_context.actions.state_delta``).
         state: the live session state the tool also wrote.
-        before: :func:`own_values` once the lattice's ``before_tool`` handlers ran.
-        pending: :func:`own_pending` at the same moment.
+        saved: :func:`own_snapshot` once the lattice's ``before_tool`` handlers ran.
+        live: also compare the live state and the stored objects with the snapshot.
     """
     taken: list[str] = []
+    pending = saved.pending
     for key in [k for k in delta if isinstance(k, str) and k.startswith(OWN_PREFIX)]:
-        if key in pending and delta[key] is pending[key]:
+        if key in pending and delta[key] == pending[key]:
             continue  # the lattice's own write, untouched by the tool
         taken.append(key)
         if key in pending:
-            delta[key] = pending[key]
+            delta[key] = _copy(pending[key])
         else:
             del delta[key]
-        value = before.get(key, _ABSENT)
+    for key in taken:
+        if key not in saved.values:
+            state.pop(key, None)
+    for key, value in saved.values.items():
+        ref = saved.refs[key]
+        edited = live and ref is not _ABSENT and ref != value
+        if edited and isinstance(ref, dict):
+            ref.clear()
+            ref.update(_copy(value))
+        elif edited and isinstance(ref, list):
+            ref[:] = _copy(value)
+        replaced = live and state.get(key, _ABSENT) is not ref
+        if key not in taken and not edited and not replaced:
+            continue
+        if key not in taken:
+            taken.append(key)
         if value is _ABSENT:
             state.pop(key, None)
         else:
-            state[key] = value
+            state[key] = ref if live else _copy(value)
     return taken
 
 
