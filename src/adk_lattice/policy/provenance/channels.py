@@ -155,22 +155,28 @@ def request_sources(request: Any, labelled: Callable[[str], bool]) -> list[str]:
     if _ARTIFACT_LIST in instruction_text(system):
         found[ARTIFACT] = None
     for content in (getattr(request, "contents", None) or ())[-_MAX_PARTS:]:
-        if getattr(content, "role", None) != "user":
+        parts = content.parts
+        if content.role != "user" or not parts:
             continue
-        texts = list(_part_texts(content))
-        if texts and texts[0].startswith(_RELAYED) and len(content.parts) > 1:
-            for source in _relayed(content, texts[1:], labelled):
+        if len(parts) > 1 and (parts[0].text or "").startswith(_RELAYED):
+            texts = [p.text for p in parts[1:_MAX_PARTS] if p.text]
+            for source in _relayed(texts, labelled):
                 found[source] = None
             continue
-        for text in texts:
+        for part in parts[:_MAX_PARTS]:
+            text = part.text
+            if not text or part.thought:
+                continue
             if text.startswith(_MEMORY):
                 found[MEMORY] = None
-            elif _ARTIFACT_CONTENT.fullmatch(text) or _ARTIFACT_LIST in text:
+            elif _ARTIFACT_LIST in text or (
+                text.startswith("Artifact ") and _ARTIFACT_CONTENT.fullmatch(text)
+            ):
                 found[ARTIFACT] = None
     return list(found)
 
 
-def _relayed(content: Any, texts: list[str], labelled: Callable[[str], bool]) -> Iterator[str]:
+def _relayed(texts: list[str], labelled: Callable[[str], bool]) -> Iterator[str]:
     """The sources of one relayed event: its author, unless its words need no label."""
     authors = {m.group(1) for t in texts if (m := _RELAY_AUTHOR.match(t))}
     if not authors:  # only raw parts (blobs, code) or an unknown framing: fail closed
@@ -178,13 +184,6 @@ def _relayed(content: Any, texts: list[str], labelled: Callable[[str], bool]) ->
     for author in sorted(authors):
         if not labelled(author):
             yield f"{AGENT}{author}>"
-
-
-def _part_texts(content: Any) -> Iterator[str]:
-    for part in (getattr(content, "parts", None) or ())[:_MAX_PARTS]:
-        text = getattr(part, "text", None)
-        if isinstance(text, str) and not getattr(part, "thought", False):
-            yield text
 
 
 def labelled_authors(ctx: Any) -> Callable[[str], bool]:
