@@ -17,6 +17,7 @@ from google.adk.apps import App
 from google.adk.artifacts import InMemoryArtifactService
 from google.adk.events.event import Event
 from google.adk.memory import InMemoryMemoryService
+from google.adk.models.llm_request import LlmRequest
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService, Session
 from google.adk.tools import load_artifacts, load_memory, preload_memory
@@ -24,6 +25,7 @@ from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Consequential, ProvenanceGuard
+from adk_lattice.policy.provenance.channels import request_sources
 from adk_lattice.policy.provenance.taint import TAINT_KEY
 from adk_lattice.state import StateKey
 from adk_lattice.testing import FakeModel, ScriptedResponse
@@ -311,3 +313,23 @@ async def test_event_of_an_author_outside_the_tree_taints() -> None:
     state = await turn.send(session, "settle my invoices")
     assert bank.sent == []
     assert sources(state) == ["<agent:remote>"]
+
+
+# -- the request read directly -------------------------------------------------------------
+
+
+def _request(*parts: types.Part) -> LlmRequest:
+    return LlmRequest(contents=[types.Content(role="user", parts=list(parts))])
+
+
+def test_a_typed_message_starting_for_context_is_not_a_relay() -> None:
+    """A user's own message that opens with "For context:" is not read as relayed text."""
+    request = _request(types.Part(text="For context: I am away, pay the invoice."))
+    assert request_sources(request, lambda author: False) == []
+
+
+def test_a_relay_with_no_readable_author_taints() -> None:
+    """A relayed event whose parts name no author (a blob only) taints as ``<agent:?>``."""
+    blob = types.Part(inline_data=types.Blob(mime_type="image/png", data=b"\x89PNG"))
+    request = _request(types.Part(text="For context: below is a transcript"), blob)
+    assert request_sources(request, lambda author: True) == ["<agent:?>"]
