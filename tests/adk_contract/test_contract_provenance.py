@@ -1,10 +1,13 @@
-"""ADK facts ProvenanceGuard relies on: nested runs copy state, the call event comes first."""
+"""ADK facts ProvenanceGuard relies on: nested runs copy state, the call event comes first,
+another agent's events reach a model as "For context" text naming the author."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from contract_support import Recorder, make_runner, message
+from google.adk.agents import BaseAgent, SequentialAgent
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.tools.agent_tool import AgentTool
 from google.adk.tools.tool_context import ToolContext
@@ -75,3 +78,26 @@ async def test_the_call_event_is_in_the_session_before_the_tool_hook() -> None:
     agent = LlmAgent(name="a", model=FakeModel(script), tools=[function_tool(lookup)])
     await _run(agent, Recorder(returns={"before_tool": before_tool}))
     assert found == [True]
+
+
+@pytest.mark.filterwarnings("ignore:.*is deprecated in favor of Workflow:DeprecationWarning")
+async def test_another_agents_words_reach_the_model_as_user_text_naming_the_author() -> None:
+    """Fact: an earlier agent's text is relayed as a user-role "For context:" content whose
+    next part starts ``[author] said:`` (the guard reads the author there)."""
+    first = LlmAgent(name="first", model=FakeModel([ScriptedResponse.text("hello")]))
+    model = FakeModel([ScriptedResponse.text("ok")])
+    second = LlmAgent(name="second", model=model)
+    await _run(SequentialAgent(name="flow", sub_agents=[first, second]), Recorder())  # type: ignore[arg-type]
+    relayed = [c for c in model.requests[0].contents if c.parts and c.parts[0].text]
+    relayed = [c for c in relayed if (c.parts[0].text or "").startswith("For context:")]
+    assert [c.role for c in relayed] == ["user"]
+    assert (relayed[0].parts[1].text or "").startswith("[first] said:")
+
+
+def test_a_remote_a2a_agent_is_a_base_agent_not_an_llm_agent() -> None:
+    """Fact: ``RemoteA2aAgent`` is no ``LlmAgent``, so the guard labels its events."""
+    pytest.importorskip("a2a")
+    from google.adk.agents.remote_a2a_agent import RemoteA2aAgent
+
+    assert issubclass(RemoteA2aAgent, BaseAgent)
+    assert not issubclass(RemoteA2aAgent, LlmAgent)

@@ -1,5 +1,9 @@
 """Outside text that reaches the model without passing ``after_tool``.
 
+Taint is decided from what reaches the model. Function responses are labelled in
+``after_tool``; everything else a request carries is read here, by the ADK writer that put
+it there.
+
 ADK's built-in server-side tools (``google_search``, ``url_context``, Vertex AI search, the
 built-in code executor) run inside the model call: their results come back on the model's
 response as grounding metadata, URL-context metadata, or ``executable_code`` and
@@ -7,16 +11,35 @@ response as grounding metadata, URL-context metadata, or ``executable_code`` and
 text, so the session is tainted as soon as such a response arrives. ADK 2.13 drops the
 API's ``url_context_metadata`` from its ``LlmResponse``, so a response to a request that
 enabled a server-side tool taints whatever metadata survived.
+
+ADK also writes outside text into the request itself (:func:`request_sources`):
+``LoadArtifactsTool`` lists the session's artifact names in the instruction and inserts a
+loaded artifact's content as a user-role part; ``preload_memory`` inserts past
+conversations as a user-role part; and the events of other agents are relayed as user-role
+"For context: ..." text. A relayed event is outside text when its author is not an
+``LlmAgent`` of the app (a custom ``BaseAgent``, a remote A2A agent, an unknown name): no
+hook of the guard saw what it read. An ``LlmAgent``'s words need no label of their own:
+whatever it read was labelled in the session they share.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Iterator
 from typing import Any, Final
+
+from google.adk.agents import LlmAgent
+
+from .taint import instruction_text
 
 #: Source names recorded in the taint record for each server-side channel.
 GROUNDING: Final = "<grounding>"
 URL_CONTEXT: Final = "<url_context>"
 CODE_EXECUTION: Final = "<code_execution>"
+ARTIFACT: Final = "<artifact>"
+MEMORY: Final = "<memory>"
+#: Prefix of the source name of a relayed event whose author no hook labelled.
+AGENT: Final = "<agent:"
 
 
 #: ``types.Tool`` fields that run a tool inside the model call, and their source names.
@@ -95,3 +118,88 @@ def _filled(metadata: Any) -> bool:
     if dump is None:
         return True  # an unknown shape: fail closed
     return any(v not in (None, [], {}, "") for v in dump(exclude_none=True).values())
+
+
+# -- what ADK writes into the request --------------------------------------------------------
+# The framing ADK 2.13 puts around each kind of text (pinned by tests/adk_contract).
+
+#: ``LoadArtifactsTool``: the artifact names, in the instruction (or a user-role carrier).
+_ARTIFACT_LIST: Final = "You have a list of artifacts:"
+#: ``LoadArtifactsTool``: the header part before a loaded artifact's content.
+_ARTIFACT_CONTENT = re.compile(r"Artifact [^\n]{1,1024} is:")
+#: ``preload_memory``: the header of the inserted past conversations.
+_MEMORY: Final = "The following content is from your previous conversations with the user."
+#: ``_present_other_agent_message``: the first part of a relayed event.
+_RELAYED: Final = "For context:"
+#: The start of each relayed part: ``[author] said:``, ``thought:``, ``called tool``,
+#: `` `tool` tool returned result:``.
+_RELAY_AUTHOR = re.compile(r"\[([^\]\n]{1,256})\] (?:said:|thought:|called tool|`)")
+_MAX_PARTS: Final = 4096
+#: The author ADK gives events it writes for a plugin or a compaction.
+_ADK_AUTHOR: Final = "model"
+
+
+def request_sources(request: Any, labelled: Callable[[str], bool]) -> list[str]:
+    """The outside channels whose text ADK wrote into a model request.
+
+    Args:
+        request: the ``LlmRequest`` as ``before_model`` sees it.
+        labelled: whether an author's words need no label (an ``LlmAgent`` of the app).
+
+    Returns:
+        Source names (:data:`ARTIFACT`, :data:`MEMORY`, ``<agent:name>``), each once, in
+        the order found; empty when the request carries none.
+    """
+    found: dict[str, None] = {}
+    system = getattr(getattr(request, "config", None), "system_instruction", None)
+    if _ARTIFACT_LIST in instruction_text(system):
+        found[ARTIFACT] = None
+    for content in (getattr(request, "contents", None) or ())[-_MAX_PARTS:]:
+        parts = content.parts
+        if content.role != "user" or not parts:
+            continue
+        if len(parts) > 1 and (parts[0].text or "").startswith(_RELAYED):
+            texts = [p.text for p in parts[1:_MAX_PARTS] if p.text]
+            for source in _relayed(texts, labelled):
+                found[source] = None
+            continue
+        for part in parts[:_MAX_PARTS]:
+            text = part.text
+            if not text or part.thought:
+                continue
+            if text.startswith(_MEMORY):
+                found[MEMORY] = None
+            elif _ARTIFACT_LIST in text or (
+                text.startswith("Artifact ") and _ARTIFACT_CONTENT.fullmatch(text)
+            ):
+                found[ARTIFACT] = None
+    return list(found)
+
+
+def _relayed(texts: list[str], labelled: Callable[[str], bool]) -> Iterator[str]:
+    """The sources of one relayed event: its author, unless its words need no label."""
+    authors = {m.group(1) for t in texts if (m := _RELAY_AUTHOR.match(t))}
+    if not authors:  # only raw parts (blobs, code) or an unknown framing: fail closed
+        yield f"{AGENT}?>"
+    for author in sorted(authors):
+        if not labelled(author):
+            yield f"{AGENT}{author}>"
+
+
+def labelled_authors(ctx: Any) -> Callable[[str], bool]:
+    """Whether an event author is an ``LlmAgent`` of the running app (its hooks ran here).
+
+    A custom ``BaseAgent`` or a remote A2A agent writes events no model hook of this app
+    saw; a name not in the agent tree is nobody's. Both are outside text. ADK's own
+    author ``model`` (a plugin's ``before_run`` answer, a compaction summary) is the app's.
+    """
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    root = getattr(agent, "root_agent", None)
+
+    def labelled(author: str) -> bool:
+        if author == _ADK_AUTHOR:
+            return True
+        found = root.find_agent(author) if root is not None else None
+        return isinstance(found, LlmAgent)
+
+    return labelled

@@ -24,7 +24,15 @@ from ..._records import UNTRUSTED_SOURCES, CallRecord, current_call
 from ...state import StateKey
 from .._common import Counts, Keyed, ask_person, declared_key, report, tool_denial
 from ..tools.guard import ToolRule
-from .channels import request_server_tools, response_sources, written_instruction
+from .channels import (
+    ARTIFACT,
+    MEMORY,
+    labelled_authors,
+    request_server_tools,
+    request_sources,
+    response_sources,
+    written_instruction,
+)
 from .config import Consequential, check_kinds, trust_table
 from .spotlight import spotlight_request
 from .taint import (
@@ -181,8 +189,14 @@ class ProvenanceGuard:
     # -- hooks -----------------------------------------------------------------------------
 
     def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
-        """Keep the system instruction for this invocation's checks; spotlight if asked."""
+        """Label the outside text ADK wrote into the request; keep the written instruction.
+
+        Artifacts (names and content), preloaded memory and the relayed events of an agent
+        no hook of this app saw (a custom ``BaseAgent``, a remote A2A agent) taint the
+        session here, before the model reads them. Spotlights if asked.
+        """
         inv = callback_context.invocation_id
+        self._label_request(callback_context, llm_request)
         text = written_instruction(callback_context)
         if text is None:  # no agent to read it from: the request's instruction
             text = instruction_text(getattr(llm_request.config, "system_instruction", None))
@@ -218,6 +232,25 @@ class ProvenanceGuard:
             logger.error("adk_lattice: %s could not label %s (%s)", self.name, tool, type(exc))
             mark(ctx.state, ctx.session.id, "<unlabelled>")
             self._counts.bump("tainted")
+
+    def _label_request(self, ctx: Any, request: Any) -> None:
+        """Taint the session when ADK wrote outside text into this request (fail closed)."""
+        try:
+            sources = request_sources(request, labelled_authors(ctx))
+        except Exception as exc:
+            logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
+            sources = ["<unlabelled>"]
+        # A channel that is a tool of ADK's the app declared trusted does not taint.
+        channel_tools = {ARTIFACT: "load_artifacts", MEMORY: "preload_memory"}
+        known = read_taint(ctx.state, ctx.session.id).sources
+        sources = [
+            s for s in sources if self._untrusted(channel_tools.get(s, s)) and s not in known
+        ]
+        if not sources:
+            return
+        for source in sources:
+            mark(ctx.state, ctx.session.id, source)
+        self._counts.bump("tainted")
 
     def _label_response(self, outcome: Outcome) -> None:
         """Taint the session when a model response carries server-side tool output."""
