@@ -25,7 +25,7 @@ from ...state import StateKey
 from .._common import Counts, Keyed, ask_person, declared_key, report, tool_denial
 from ..tools.guard import ToolRule
 from .channels import request_server_tools, response_sources, written_instruction
-from .config import Consequential, check_kinds, trust_table
+from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
 from .spotlight import spotlight_request
 from .taint import (
     CONTROL_TOOLS,
@@ -43,7 +43,6 @@ from .taint import (
     session_hash,
     token_hash,
     tool_responses,
-    trusted_leaves,
     user_texts,
 )
 from .values import Grounding, ungrounded
@@ -74,9 +73,15 @@ class ProvenanceGuard:
 
     Args:
         consequential: a :class:`Consequential` per tool name.
-        trusted_tools: tools whose output the app controls: ``True`` (all of it) or a list of
-            dotted field paths (``*`` matches every item). A tool returning a non-dict value
-            is seen by ADK as ``{"result": value}``.
+        trusted_tools: tools whose output the app controls, each vouching only for whole
+            values: ``True`` (every leaf of the output, as a value of any kind), a kind (the
+            whole output, as values of that kind; ``"text"`` trusts it as text, the values
+            inside included), a list of dotted field paths (``*`` matches every item; the
+            other fields are outside text) or a table of such paths to kinds
+            (``{"contacts.*.email": "email"}``). A leaf of a trusted output that is free text
+            rather than one value of its kind grounds nothing, and an output trusted whole
+            that holds one taints the session. A tool returning a non-dict value is seen by
+            ADK as ``{"result": value}``.
         trusted_state: declared state keys (or the names of declared keys) whose values are
             trusted text.
         on_ungrounded: ``deny`` or ``confirm`` (ADK tool confirmation; the run pauses).
@@ -98,7 +103,7 @@ class ProvenanceGuard:
         self,
         consequential: Mapping[str, Consequential],
         *,
-        trusted_tools: Mapping[str, bool | Sequence[str]] | None = None,
+        trusted_tools: Mapping[str, bool | str | Sequence[str] | Mapping[str, str]] | None = None,
         trusted_state: Iterable[StateKey[Any] | str] = (),
         on_ungrounded: str = "deny",
         spotlight: bool = False,
@@ -212,8 +217,9 @@ class ProvenanceGuard:
         tool, ctx = outcome.args.get("tool"), outcome.args.get("tool_context")
         if tool is None or ctx is None:
             return
+        result = outcome.value if outcome.value is not None else outcome.args.get("result")
         try:
-            self.label(tool=tool, tool_context=ctx, call=outcome.call)
+            self.label(tool=tool, tool_context=ctx, call=outcome.call, result=result)
         except Exception as exc:
             logger.error("adk_lattice: %s could not label %s (%s)", self.name, tool, type(exc))
             mark(ctx.state, ctx.session.id, "<unlabelled>")
@@ -233,18 +239,24 @@ class ProvenanceGuard:
             mark(ctx.state, ctx.session.id, source)
         self._counts.bump("tainted")
 
-    def label(self, *, tool: Any, tool_context: Any, call: CallRecord | None = None) -> None:
-        """Mark the session tainted when an untrusted tool's output enters the context.
+    def label(
+        self, *, tool: Any, tool_context: Any, call: CallRecord | None = None, result: Any = None
+    ) -> None:
+        """Mark the session tainted when outside text from a tool enters the context.
 
         Args:
             tool: the tool whose output entered the context.
             tool_context: its context (the taint is written to its session's state).
             call: the lattice's record of the call (a policy's denial stood in for the
                 tool: no outside text entered); by default the call being handled.
+            result: the output that entered the context: a tool trusted whole taints when
+                a leaf of it is free text rather than a value its declaration vouches for.
         """
         name = getattr(tool, "name", str(tool))
         if not self._untrusted(name):
-            return
+            trust = self.trusted.get(name)
+            if trust is None or not free_text(result, trust):
+                return
         call = call if call is not None else current_call()
         if call is not None and (call.denied or call.short_circuit_tier == "policy"):
             return  # a policy's answer stood in for the tool: no outside text entered
@@ -314,7 +326,11 @@ class ProvenanceGuard:
     # -- helpers ---------------------------------------------------------------------------
 
     def _untrusted(self, tool: str) -> bool:
-        return tool not in CONTROL_TOOLS and self.trusted.get(tool) is not True
+        """Whether a tool's output is outside text as a whole (not trusted whole)."""
+        if tool in CONTROL_TOOLS:
+            return False
+        trust = self.trusted.get(tool)
+        return trust is None or not trust.whole
 
     def _grounding(self, ctx: Any, taint: Taint) -> Grounding:
         """The trusted text of this session: user, instruction, state, trusted tools."""
@@ -325,14 +341,16 @@ class ProvenanceGuard:
         whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
         history = [self._event_trust(e) for e in getattr(ctx.session, "events", None) or ()]
         args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
-        fields: list[tuple[str, tuple[str, ...]]] = []
+        fields: list[tuple[str, str | None, tuple[str, ...]]] = []
         for said, outputs, _ in reversed(history):
             if not taint.inherited:  # a nested run's "user" text was written by a tainted model
                 texts += said
             # A trusted tool echoing its own arguments (a search for the injected IBAN) must
             # not launder them: what the call was given does not count from its output.
             fields += [
-                (leaf, args.get(call_id, ())) for call_id, leaves in outputs for leaf in leaves
+                (leaf, kind, args.get(call_id, ()))
+                for call_id, leaves in outputs
+                for leaf, kind in leaves
             ]
         return Grounding(
             capped(texts),
@@ -356,9 +374,9 @@ class ProvenanceGuard:
                 return hit
         said = tuple(user_texts([event]))
         outputs = tuple(
-            (call_id, tuple(trusted_leaves(response, trust)))
+            (call_id, tuple(typed_leaves(response, trust)))
             for tool, response, call_id in tool_responses([event])
-            if (trust := self.trusted.get(tool))
+            if (trust := self.trusted.get(tool)) is not None
         )
         found = (said, outputs, call_arguments(event))
         if key is not None:
