@@ -40,14 +40,20 @@ class Consequential:
         always_confirm: with untrusted content in context, every call needs a person, even
             with grounded arguments (``args`` may then be empty).
         hint: what the person is asked (default: names the tool and the arguments).
+        content: the free-text arguments scanned for destinations (email addresses, URLs,
+            IBANs, phone numbers) while untrusted content is in context, each of which must
+            be grounded as a sensitive argument is: ``"scan"`` (every string argument not in
+            ``args``, the default), ``"off"``, or a list of argument names.
 
     Raises:
-        ValueError: on an unknown kind, or no argument without ``always_confirm``.
+        ValueError: on an unknown kind, no argument without ``always_confirm``, or a bad
+            ``content``.
     """
 
     args: Mapping[str, str] = field(default_factory=dict)
     always_confirm: bool = False
     hint: str | None = None
+    content: str | Sequence[str] = "scan"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "args", check_kinds(self.args, "Consequential"))
@@ -56,6 +62,34 @@ class Consequential:
                 "Consequential needs at least one sensitive argument, e.g. "
                 "Consequential(args={'recipient': 'iban'}), or always_confirm=True"
             )
+        object.__setattr__(self, "content", _content(self.content, self.args))
+
+    def scanned(self, tool_args: Mapping[str, Any]) -> list[str]:
+        """The arguments of a call whose text is scanned for destinations, in call order."""
+        if self.content == "off":
+            return []
+        if self.content == "scan":
+            return [a for a in tool_args if a not in self.args]
+        return [a for a in tool_args if a in self.content]
+
+
+def _content(content: Any, args: Mapping[str, str]) -> str | tuple[str, ...]:
+    """``"scan"``, ``"off"`` or a sorted tuple of argument names, validated."""
+    if content in ("scan", "off"):
+        return str(content)
+    fix = "content must be 'scan', 'off' or a non-empty list of argument names, e.g. ['body']"
+    if isinstance(content, str) or not isinstance(content, Sequence | frozenset | set):
+        raise ValueError(f"Consequential: {fix}, not {content!r}")
+    names = list(content)
+    if not names or not all(isinstance(n, str) and n for n in names):
+        raise ValueError(f"Consequential: {fix}, not {content!r}")
+    both = sorted(set(names) & set(args))
+    if both:
+        raise ValueError(
+            f"Consequential: {', '.join(both)} in both args and content; a sensitive "
+            f"argument is checked whole, so list it in one of them"
+        )
+    return tuple(sorted(set(names)))
 
 
 #: One trusted field: its path (empty: the whole output) and the kind it vouches for

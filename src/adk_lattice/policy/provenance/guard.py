@@ -45,7 +45,14 @@ from .taint import (
     tool_responses,
     user_texts,
 )
-from .values import Grounding, ungrounded
+from .values import (
+    MAX_CONTENT_CHARS,
+    MAX_DESTINATIONS,
+    Grounding,
+    Malformed,
+    destinations,
+    ungrounded,
+)
 
 logger = logging.getLogger("adk_lattice.policy")
 
@@ -59,10 +66,13 @@ class ProvenanceGuard:
     untrusted tool's output entered the context (whatever handler rewrote that output);
     ``before_tool`` checks a consequential call only while the session is tainted: every
     sensitive argument value (every element of a list) must appear, normalised, in
-    trusted text. With no untrusted content in context nothing is checked. A denial is
+    trusted text, and so must every destination (address, URL, IBAN, phone number) written
+    in its other string arguments (``Consequential(content=...)``). With no untrusted
+    content in context nothing is checked. A denial is
     ``{"status": "denied", "reason": ..., "code": "ungrounded_argument", "policy": ...}``
-    naming the arguments, never their values; decisions are noted with content-free codes
-    (``deny``/``defer`` ``ungrounded_argument:<args>``, ``always_confirm``,
+    (``ungrounded_content`` for a destination in content) naming the arguments, never
+    their values; decisions are noted with content-free codes (``deny``/``defer``
+    ``ungrounded_argument:<args>``, ``ungrounded_content:<args>``, ``always_confirm``,
     ``rejected_by_approver``), and the call's audit entry lists the untrusted sources::
 
         ProvenanceGuard(
@@ -174,13 +184,17 @@ class ProvenanceGuard:
         return self._counts.snapshot()
 
     def declared_names(self) -> dict[str, frozenset[str]]:
-        """The tools this guard names, each with the sensitive arguments it checks.
+        """The tools this guard names, each with the arguments it checks (sensitive ones,
+        and the content arguments a ``Consequential(content=[...])`` lists).
 
         The lattice checks them against the app at its first run: a consequential or
         trusted tool no agent has, or an argument its tool does not take, refuses every run.
         """
         names: dict[str, frozenset[str]] = dict.fromkeys(self.trusted, frozenset())
-        names.update((tool, frozenset(spec.args)) for tool, spec in self.consequential.items())
+        names.update(
+            (tool, frozenset(spec.args) | frozenset(_listed(spec.content)))
+            for tool, spec in self.consequential.items()
+        )
         return names
 
     # -- hooks -----------------------------------------------------------------------------
@@ -302,18 +316,30 @@ class ProvenanceGuard:
             for arg, kind in spec.args.items()
             if arg in tool_args and ungrounded(grounding, kind, tool_args[arg])
         ]
-        if not missing:
+        if missing:
+            if self.on_ungrounded == "confirm":
+                return self._confirm(ctx, name, spec, missing, taint, "ungrounded_argument")
+            verb = "does" if len(missing) == 1 else "do"
+            reason = (
+                f"{_names(missing)} of this {name} call {verb} not appear in anything the user "
+                f"or a trusted source provided, and untrusted content is in context; ask the "
+                f"user to state {'it' if len(missing) == 1 else 'them'}"
+            )
+            return self._deny(ctx, name, missing, reason)
+        content = [
+            a for a in spec.scanned(tool_args) if _carries_ungrounded(grounding, tool_args[a])
+        ]
+        if not content:
             self._counts.bump("allowed")
             return None
         if self.on_ungrounded == "confirm":
-            return self._confirm(ctx, name, spec, missing, taint, "ungrounded_argument")
-        verb = "does" if len(missing) == 1 else "do"
+            return self._confirm(ctx, name, spec, content, taint, "ungrounded_content")
         reason = (
-            f"{_names(missing)} of this {name} call {verb} not appear in anything the user or "
-            f"a trusted source provided, and untrusted content is in context; ask the user "
-            f"to state {'it' if len(missing) == 1 else 'them'}"
+            f"{_names(content)} of this {name} call carry a link, email address, IBAN or phone "
+            f"number that does not appear in anything the user or a trusted source provided, "
+            f"and untrusted content is in context; leave it out, or ask the user to state it"
         )
-        return self._deny(ctx, name, missing, reason)
+        return self._deny(ctx, name, content, reason, "ungrounded_content")
 
     def after_run(self, *, invocation_context: Any) -> None:
         """Forget this invocation's system instructions and spotlight marker."""
@@ -397,9 +423,15 @@ class ProvenanceGuard:
             for token in sorted(grounding.tokens(kind))
         ][:MAX_TOKENS]
 
-    def _deny(self, ctx: Any, tool: str, args: list[str], reason: str) -> dict[str, Any]:
+    def _deny(
+        self,
+        ctx: Any,
+        tool: str,
+        args: list[str],
+        reason: str,
+        code: str = "ungrounded_argument",
+    ) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")
-        code = "ungrounded_argument"
         logger.info("adk_lattice: %s denied %s: %s", self.name, tool, ",".join(args))
         report(ctx, "deny", self.name, f"{code}:{','.join(args)}")
         return tool_denial(self.name, reason, code, tool=tool, arguments=args)
@@ -424,6 +456,32 @@ class ProvenanceGuard:
         self._counts.bump("pending_approval")
         noted = f"{code}:{','.join(missing)}" if missing else code
         return ask_person(ctx, self.name, tool, code, hint, note_code=noted, arguments=missing)
+
+
+def _carries_ungrounded(grounding: Grounding, value: Any) -> bool:
+    """Whether a free-text argument carries a destination not grounded in trusted text.
+
+    Every string in it (lists and mappings walked) is scanned; one over the size cap, more
+    destinations than are checked, or a destination of no valid form is ungrounded.
+    """
+    found = 0
+    for text in scalars(value):
+        if len(text) > MAX_CONTENT_CHARS:
+            return True
+        for kind, raw in destinations(text):
+            found += 1
+            if found > MAX_DESTINATIONS:
+                return True
+            try:
+                if not grounding.grounded(kind, raw):
+                    return True
+            except Malformed:
+                return True
+    return False
+
+
+def _listed(content: str | Sequence[str]) -> Sequence[str]:
+    return () if isinstance(content, str) else content
 
 
 def _names(args: list[str]) -> str:
