@@ -12,7 +12,7 @@ from google.adk.agents import LlmAgent
 from adk_lattice import Lattice
 from adk_lattice._config.read import read_config
 from adk_lattice.policy import Consequential, ProvenanceGuard
-from adk_lattice.policy.provenance.values import destinations
+from adk_lattice.policy.provenance.values import UNSCANNED, Grounding, destinations, ungrounded
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, run_app
 
@@ -177,3 +177,10 @@ def test_content_is_writable_in_a_config_file(tmp_path: Path) -> None:
     )
     built = read_config(path).tiers["policy"][0]
     assert built.consequential["send_email"].content == ("body",)
+
+
+def test_a_text_of_too_many_iban_candidates_is_never_grounded() -> None:
+    """Past the candidate budget the scan stops and the argument counts as ungrounded."""
+    found = list(destinations("DE89 " * 20_000))
+    assert found[-1] == ("iban", UNSCANNED)
+    assert ungrounded(Grounding(["DE89 " * 20_000]), "iban", UNSCANNED)

@@ -37,6 +37,10 @@ DESTINATIONS: Final = ("email", "iban", "url", "phone")
 #: be one value; a longer leaf is free text.
 MAX_NAME_CHARS: Final = 100
 MAX_NAME_WORDS: Final = 6
+#: Most IBAN candidates checked in one text, and the value that stands for the rest
+#: (no IBAN has this form, so it is never grounded).
+_IBAN_CHECKS: Final = 4_096
+UNSCANNED: Final = "<unscanned>"
 #: Longest free-text argument scanned for destinations; a longer one is never grounded.
 MAX_CONTENT_CHARS: Final = 100_000
 #: Most destinations checked in one argument; more are never grounded.
@@ -212,8 +216,16 @@ def _tokens_iban(text: str) -> Iterator[str]:
 
 def _iban_valid(compact: str) -> bool:
     """The ISO 13616 mod-97 check."""
-    moved = compact[4:] + compact[:4]
-    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+    rest = 0
+    for c in compact[4:] + compact[:4]:
+        value = _BASE36.get(c)
+        if value is None:
+            return False
+        rest = (rest * (100 if value > 9 else 10) + value) % 97
+    return rest == 1
+
+
+_BASE36: Final = {c: int(c, 36) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
 def _tokens_id(text: str) -> Iterator[str]:
@@ -290,8 +302,11 @@ def _one_value(kind: str, leaf: str) -> bool:
     return True
 
 
-_VALUES: LRUCache[tuple[str, str | None, str], str | None] = LRUCache(maxsize=65_536)
+#: Value tokens remembered per (kind, declared kind, leaf), for leaves up to
+#: :data:`_VALUES_MAX_LEAF` characters (a few MB at most).
+_VALUES: LRUCache[tuple[str, str | None, str], str | None] = LRUCache(maxsize=16_384)
 _VALUES_LOCK: Final = threading.Lock()
+_VALUES_MAX_LEAF: Final = 256
 
 
 def value_token(kind: str, leaf: str, declared: str | None) -> str | None:
@@ -316,8 +331,9 @@ def value_token(kind: str, leaf: str, declared: str | None) -> str | None:
     if len(leaf) <= MAX_VALUE_CHARS and is_value(leaf, None if kind == "text" else kind):
         with contextlib.suppress(Malformed):
             token = normalise(kind, leaf)
-    with _VALUES_LOCK:
-        _VALUES[key] = token
+    if len(leaf) <= _VALUES_MAX_LEAF:
+        with _VALUES_LOCK:
+            _VALUES[key] = token
     return token
 
 
@@ -332,17 +348,23 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     ``www.`` or a host ending in letters (a bare name ending like a file, ``report.pdf``,
     is no address); phone numbers written internationally (``+`` and 8 to 15 digits), with
     an area code in brackets, or in groups of 9 to 15 digits, dates excluded. A value inside
-    another (the digits of an IBAN, the host of an address) is not found again.
+    another (the digits of an IBAN, the host of an address) is not found again. A text with
+    more IBAN candidates than are checked yields :data:`UNSCANNED` as an IBAN, which no
+    grounding holds.
     """
     cleaned = clean(text)
     taken: list[tuple[int, int]] = []
     for m in _EMAIL.finditer(cleaned):
         taken.append(m.span())
         yield "email", m.group().rstrip(".")
-    upper, pos = cleaned.upper(), 0
+    upper, pos, budget = cleaned.upper(), 0, _IBAN_CHECKS
     while (found := _IBAN.search(upper, pos)) is not None:
         raw, pos = found.group(), found.start() + 1
         ends = [i for i, c in enumerate(raw) if c in " -"] + [len(raw)]
+        budget -= len(ends)
+        if budget < 0:  # more candidates than are checked: fail safe, never grounded
+            yield "iban", UNSCANNED
+            break
         valid = [e for e in ends if _iban_compact_valid(raw[:e])]
         span = (found.start(), found.start() + valid[-1]) if valid else (0, 0)
         if valid and not _overlaps(span, taken):
