@@ -23,7 +23,7 @@ def test_a_trusted_text_is_not_also_taken_whole() -> None:
 
 def test_a_trusted_tools_field_is_taken_whole() -> None:
     """A trusted tool's field value with a space in it is one id."""
-    grounding = Grounding([], fields=[("Team Room", ("list rooms",))])
+    grounding = Grounding([], fields=[("Team Room", None, ("list rooms",))])
     assert not ungrounded(grounding, "id", "team room")
 
 
@@ -49,7 +49,7 @@ def test_a_callers_hashes_ground_structured_values_but_never_free_text() -> None
 
 def test_an_echoed_phone_number_does_not_ground_its_other_form() -> None:
     """A field echoing a national number its call was given does not ground its +44 form."""
-    grounding = Grounding([], fields=[("calling +44 7700 900123", ("07700 900123",))])
+    grounding = Grounding([], fields=[("calling +44 7700 900123", "text", ("07700 900123",))])
     assert ungrounded(grounding, "phone", "+44 7700 900123")
 
 

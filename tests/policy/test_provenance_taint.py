@@ -10,6 +10,7 @@ from google.genai import types
 
 from adk_lattice.policy import Consequential, ProvenanceGuard
 from adk_lattice.policy.provenance import values as provenance_values
+from adk_lattice.policy.provenance.config import trust_table, typed_leaves
 from adk_lattice.policy.provenance.taint import (
     MAX_SESSIONS,
     TAINT_KEY,
@@ -25,7 +26,6 @@ from adk_lattice.policy.provenance.taint import (
     session_hash,
     token_hash,
     tool_responses,
-    trusted_leaves,
     user_texts,
 )
 from adk_lattice.state import StateKey
@@ -223,10 +223,11 @@ def test_a_trusted_field_path_selects_its_values(path: tuple[str, ...], found: l
 
 
 def test_a_tool_not_trusted_gives_no_leaves() -> None:
-    """trust=False reads nothing from a response; True reads every leaf."""
+    """trust=False reads nothing from a response; True reads every leaf, of any kind."""
     response = {"a": "x", "b": [1, "y"]}
-    assert list(trusted_leaves(response, False)) == []
-    assert list(trusted_leaves(response, True)) == ["x", "1", "y"]
+    table = trust_table({"off": False, "on": True})
+    assert list(typed_leaves(response, table["off"])) == []
+    assert list(typed_leaves(response, table["on"])) == [("x", None), ("1", None), ("y", None)]
 
 
 def test_trusted_text_is_capped_at_its_budget_the_last_text_cut() -> None:
@@ -234,11 +235,15 @@ def test_trusted_text_is_capped_at_its_budget_the_last_text_cut() -> None:
     assert capped(["abc", "defg", "hi"], budget=5) == ["abc", "de"]
     assert capped(["abc", "de", "x"], budget=5) == ["abc", "de"]
     assert capped(["a", "b"], budget=1) == ["a"]
-    assert capped_pairs([("abc", ("e",)), ("defg", ()), ("hi", ())], budget=5) == [
-        ("abc", ("e",)),
-        ("de", ()),
-    ]
-    assert capped_pairs([("a", ()), ("b", ())], budget=1) == [("a", ())]
+    fields = [("abc", "text", ("e",)), ("defg", "text", ()), ("hi", "text", ())]
+    assert capped_pairs(fields, budget=5) == [("abc", "text", ("e",)), ("de", "text", ())]
+    assert capped_pairs([("a", "text", ()), ("b", "text", ())], budget=1) == [("a", "text", ())]
+
+
+def test_a_value_field_over_the_budget_is_left_out_not_cut() -> None:
+    """A trusted value that does not fit is dropped: its cut prefix would be another value."""
+    fields = [("abc", None, ()), ("DE89370400440532013000", None, ()), ("x", None, ())]
+    assert capped_pairs(fields, budget=5) == [("abc", None, ()), ("x", None, ())]
 
 
 def test_only_the_users_own_messages_are_their_words() -> None:

@@ -122,9 +122,11 @@ def test_text_kind_is_a_normalised_substring() -> None:
 
 def test_a_field_does_not_ground_what_its_call_was_given() -> None:
     """A trusted field holding its own call's argument (an echo) does not ground it."""
-    echo = Grounding([], fields=[("no payee GB29NWBK60161331926819", ("GB29NWBK60161331926819",))])
+    echo = Grounding(
+        [], fields=[("no payee GB29NWBK60161331926819", "text", ("GB29NWBK60161331926819",))]
+    )
     assert ungrounded(echo, "iban", "GB29NWBK60161331926819")
-    fresh = Grounding([], fields=[("payee GB29NWBK60161331926819", ("landlord",))])
+    fresh = Grounding([], fields=[("payee GB29NWBK60161331926819", "text", ("landlord",))])
     assert not ungrounded(fresh, "iban", "GB29NWBK60161331926819")
 
 
@@ -175,7 +177,7 @@ def test_the_leaf_limit_counts_every_leaf() -> None:
 
 def test_an_echoed_id_with_spaces_does_not_ground_itself() -> None:
     """A trusted field echoing its call's id argument ("Team Room") does not ground it."""
-    echo = Grounding([], fields=[("Team Room", ("Team Room",))])
+    echo = Grounding([], fields=[("Team Room", None, ("Team Room",))])
     assert ungrounded(echo, "id", "team room")
 
 
@@ -183,7 +185,13 @@ def test_the_tokens_exclude_what_a_field_echoes() -> None:
     """The tokens handed on leave out a trusted field's echo of its own call's argument."""
     grounding = Grounding(
         [],
-        fields=[("GB29NWBK60161331926819 or DE89370400440532013000", ("GB29NWBK60161331926819",))],
+        fields=[
+            (
+                "GB29NWBK60161331926819 or DE89370400440532013000",
+                "text",
+                ("GB29NWBK60161331926819",),
+            )
+        ],
     )
     assert grounding.tokens("iban") == frozenset({"DE89370400440532013000"})
 
@@ -271,7 +279,7 @@ def test_a_national_number_grounds_only_its_own_international_forms(
 
 def test_a_whole_field_echoing_its_argument_adds_none_of_its_tokens() -> None:
     """A field echoing its call's argument whole grounds neither the whole nor its parts."""
-    grounding = Grounding([], fields=[("Team Room", ["Team Room"])])
+    grounding = Grounding([], fields=[("Team Room", None, ["Team Room"])])
     assert grounding.tokens("id") == frozenset()
 
 

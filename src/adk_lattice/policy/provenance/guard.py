@@ -33,7 +33,7 @@ from .channels import (
     response_sources,
     written_instruction,
 )
-from .config import Consequential, check_kinds, trust_table
+from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
 from .spotlight import spotlight_request
 from .taint import (
     CONTROL_TOOLS,
@@ -51,10 +51,16 @@ from .taint import (
     session_hash,
     token_hash,
     tool_responses,
-    trusted_leaves,
     user_texts,
 )
-from .values import Grounding, ungrounded
+from .values import (
+    MAX_CONTENT_CHARS,
+    MAX_DESTINATIONS,
+    Grounding,
+    Malformed,
+    destinations,
+    ungrounded,
+)
 
 logger = logging.getLogger("adk_lattice.policy")
 
@@ -68,10 +74,13 @@ class ProvenanceGuard:
     untrusted tool's output entered the context (whatever handler rewrote that output);
     ``before_tool`` checks a consequential call only while the session is tainted: every
     sensitive argument value (every element of a list) must appear, normalised, in
-    trusted text. With no untrusted content in context nothing is checked. A denial is
+    trusted text, and so must every destination (address, URL, IBAN, phone number) written
+    in its other string arguments (``Consequential(content=...)``). With no untrusted
+    content in context nothing is checked. A denial is
     ``{"status": "denied", "reason": ..., "code": "ungrounded_argument", "policy": ...}``
-    naming the arguments, never their values; decisions are noted with content-free codes
-    (``deny``/``defer`` ``ungrounded_argument:<args>``, ``always_confirm``,
+    (``ungrounded_content`` for a destination in content) naming the arguments, never
+    their values; decisions are noted with content-free codes (``deny``/``defer``
+    ``ungrounded_argument:<args>``, ``ungrounded_content:<args>``, ``always_confirm``,
     ``rejected_by_approver``), and the call's audit entry lists the untrusted sources::
 
         ProvenanceGuard(
@@ -82,9 +91,15 @@ class ProvenanceGuard:
 
     Args:
         consequential: a :class:`Consequential` per tool name.
-        trusted_tools: tools whose output the app controls: ``True`` (all of it) or a list of
-            dotted field paths (``*`` matches every item). A tool returning a non-dict value
-            is seen by ADK as ``{"result": value}``.
+        trusted_tools: tools whose output the app controls, each vouching only for whole
+            values: ``True`` (every leaf of the output, as a value of any kind), a kind (the
+            whole output, as values of that kind; ``"text"`` trusts it as text, the values
+            inside included), a list of dotted field paths (``*`` matches every item; the
+            other fields are outside text) or a table of such paths to kinds
+            (``{"contacts.*.email": "email"}``). A leaf of a trusted output that is free text
+            rather than one value of its kind grounds nothing, and an output trusted whole
+            that holds one taints the session. A tool returning a non-dict value is seen by
+            ADK as ``{"result": value}``.
         trusted_state: declared state keys (or the names of declared keys) whose values are
             trusted text.
         on_ungrounded: ``deny`` or ``confirm`` (ADK tool confirmation; the run pauses).
@@ -106,7 +121,7 @@ class ProvenanceGuard:
         self,
         consequential: Mapping[str, Consequential],
         *,
-        trusted_tools: Mapping[str, bool | Sequence[str]] | None = None,
+        trusted_tools: Mapping[str, bool | str | Sequence[str] | Mapping[str, str]] | None = None,
         trusted_state: Iterable[StateKey[Any] | str] = (),
         on_ungrounded: str = "deny",
         spotlight: bool = False,
@@ -177,13 +192,17 @@ class ProvenanceGuard:
         return self._counts.snapshot()
 
     def declared_names(self) -> dict[str, frozenset[str]]:
-        """The tools this guard names, each with the sensitive arguments it checks.
+        """The tools this guard names, each with the arguments it checks (sensitive ones,
+        and the content arguments a ``Consequential(content=[...])`` lists).
 
         The lattice checks them against the app at its first run: a consequential or
         trusted tool no agent has, or an argument its tool does not take, refuses every run.
         """
         names: dict[str, frozenset[str]] = dict.fromkeys(self.trusted, frozenset())
-        names.update((tool, frozenset(spec.args)) for tool, spec in self.consequential.items())
+        names.update(
+            (tool, frozenset(spec.args) | frozenset(_listed(spec.content)))
+            for tool, spec in self.consequential.items()
+        )
         return names
 
     # -- hooks -----------------------------------------------------------------------------
@@ -226,8 +245,9 @@ class ProvenanceGuard:
         tool, ctx = outcome.args.get("tool"), outcome.args.get("tool_context")
         if tool is None or ctx is None:
             return
+        result = outcome.value if outcome.value is not None else outcome.args.get("result")
         try:
-            self.label(tool=tool, tool_context=ctx, call=outcome.call)
+            self.label(tool=tool, tool_context=ctx, call=outcome.call, result=result)
         except Exception as exc:
             logger.error("adk_lattice: %s could not label %s (%s)", self.name, tool, type(exc))
             mark(ctx.state, ctx.session.id, "<unlabelled>")
@@ -266,18 +286,24 @@ class ProvenanceGuard:
             mark(ctx.state, ctx.session.id, source)
         self._counts.bump("tainted")
 
-    def label(self, *, tool: Any, tool_context: Any, call: CallRecord | None = None) -> None:
-        """Mark the session tainted when an untrusted tool's output enters the context.
+    def label(
+        self, *, tool: Any, tool_context: Any, call: CallRecord | None = None, result: Any = None
+    ) -> None:
+        """Mark the session tainted when outside text from a tool enters the context.
 
         Args:
             tool: the tool whose output entered the context.
             tool_context: its context (the taint is written to its session's state).
             call: the lattice's record of the call (a policy's denial stood in for the
                 tool: no outside text entered); by default the call being handled.
+            result: the output that entered the context: a tool trusted whole taints when
+                a leaf of it is free text rather than a value its declaration vouches for.
         """
         name = getattr(tool, "name", str(tool))
         if not self._untrusted(name):
-            return
+            trust = self.trusted.get(name)
+            if trust is None or not free_text(result, trust):
+                return
         call = call if call is not None else current_call()
         if call is not None and (call.denied or call.short_circuit_tier == "policy"):
             return  # a policy's answer stood in for the tool: no outside text entered
@@ -323,18 +349,30 @@ class ProvenanceGuard:
             for arg, kind in spec.args.items()
             if arg in tool_args and ungrounded(grounding, kind, tool_args[arg])
         ]
-        if not missing:
+        if missing:
+            if self.on_ungrounded == "confirm":
+                return self._confirm(ctx, name, spec, missing, taint, "ungrounded_argument")
+            verb = "does" if len(missing) == 1 else "do"
+            reason = (
+                f"{_names(missing)} of this {name} call {verb} not appear in anything the user "
+                f"or a trusted source provided, and untrusted content is in context; ask the "
+                f"user to state {'it' if len(missing) == 1 else 'them'}"
+            )
+            return self._deny(ctx, name, missing, reason)
+        content = [
+            a for a in spec.scanned(tool_args) if _carries_ungrounded(grounding, tool_args[a])
+        ]
+        if not content:
             self._counts.bump("allowed")
             return None
         if self.on_ungrounded == "confirm":
-            return self._confirm(ctx, name, spec, missing, taint, "ungrounded_argument")
-        verb = "does" if len(missing) == 1 else "do"
+            return self._confirm(ctx, name, spec, content, taint, "ungrounded_content")
         reason = (
-            f"{_names(missing)} of this {name} call {verb} not appear in anything the user or "
-            f"a trusted source provided, and untrusted content is in context; ask the user "
-            f"to state {'it' if len(missing) == 1 else 'them'}"
+            f"{_names(content)} of this {name} call carry a link, email address, IBAN or phone "
+            f"number that does not appear in anything the user or a trusted source provided, "
+            f"and untrusted content is in context; leave it out, or ask the user to state it"
         )
-        return self._deny(ctx, name, missing, reason)
+        return self._deny(ctx, name, content, reason, "ungrounded_content")
 
     def after_run(self, *, invocation_context: Any) -> None:
         """Forget this invocation's system instructions and spotlight marker."""
@@ -347,7 +385,11 @@ class ProvenanceGuard:
     # -- helpers ---------------------------------------------------------------------------
 
     def _untrusted(self, tool: str) -> bool:
-        return tool not in CONTROL_TOOLS and self.trusted.get(tool) is not True
+        """Whether a tool's output is outside text as a whole (not trusted whole)."""
+        if tool in CONTROL_TOOLS:
+            return False
+        trust = self.trusted.get(tool)
+        return trust is None or not trust.whole
 
     def _grounding(self, ctx: Any, taint: Taint) -> Grounding:
         """The trusted text of this session: user, instruction, state, trusted tools."""
@@ -358,14 +400,16 @@ class ProvenanceGuard:
         whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
         history = [self._event_trust(e) for e in getattr(ctx.session, "events", None) or ()]
         args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
-        fields: list[tuple[str, tuple[str, ...]]] = []
+        fields: list[tuple[str, str | None, tuple[str, ...]]] = []
         for said, outputs, _ in reversed(history):
             if not taint.inherited:  # a nested run's "user" text was written by a tainted model
                 texts += said
             # A trusted tool echoing its own arguments (a search for the injected IBAN) must
             # not launder them: what the call was given does not count from its output.
             fields += [
-                (leaf, args.get(call_id, ())) for call_id, leaves in outputs for leaf in leaves
+                (leaf, kind, args.get(call_id, ()))
+                for call_id, leaves in outputs
+                for leaf, kind in leaves
             ]
         return Grounding(
             capped(texts),
@@ -389,9 +433,9 @@ class ProvenanceGuard:
                 return hit
         said = tuple(user_texts([event]))
         outputs = tuple(
-            (call_id, tuple(trusted_leaves(response, trust)))
+            (call_id, tuple(typed_leaves(response, trust)))
             for tool, response, call_id in tool_responses([event])
-            if (trust := self.trusted.get(tool))
+            if (trust := self.trusted.get(tool)) is not None
         )
         found = (said, outputs, call_arguments(event))
         if key is not None:
@@ -412,9 +456,15 @@ class ProvenanceGuard:
             for token in sorted(grounding.tokens(kind))
         ][:MAX_TOKENS]
 
-    def _deny(self, ctx: Any, tool: str, args: list[str], reason: str) -> dict[str, Any]:
+    def _deny(
+        self,
+        ctx: Any,
+        tool: str,
+        args: list[str],
+        reason: str,
+        code: str = "ungrounded_argument",
+    ) -> dict[str, Any]:
         self._counts.bump("denied", f"denied:{tool}")
-        code = "ungrounded_argument"
         logger.info("adk_lattice: %s denied %s: %s", self.name, tool, ",".join(args))
         report(ctx, "deny", self.name, f"{code}:{','.join(args)}")
         return tool_denial(self.name, reason, code, tool=tool, arguments=args)
@@ -439,6 +489,32 @@ class ProvenanceGuard:
         self._counts.bump("pending_approval")
         noted = f"{code}:{','.join(missing)}" if missing else code
         return ask_person(ctx, self.name, tool, code, hint, note_code=noted, arguments=missing)
+
+
+def _carries_ungrounded(grounding: Grounding, value: Any) -> bool:
+    """Whether a free-text argument carries a destination not grounded in trusted text.
+
+    Every string in it (lists and mappings walked) is scanned; one over the size cap, more
+    destinations than are checked, or a destination of no valid form is ungrounded.
+    """
+    found = 0
+    for text in scalars(value):
+        if len(text) > MAX_CONTENT_CHARS:
+            return True
+        for kind, raw in destinations(text):
+            found += 1
+            if found > MAX_DESTINATIONS:
+                return True
+            try:
+                if not grounding.grounded(kind, raw):
+                    return True
+            except Malformed:
+                return True
+    return False
+
+
+def _listed(content: str | Sequence[str]) -> Sequence[str]:
+    return () if isinstance(content, str) else content
 
 
 def _names(args: list[str]) -> str:

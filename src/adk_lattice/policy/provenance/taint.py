@@ -199,18 +199,6 @@ def scalars(value: Any, depth: int = 0) -> Iterator[str]:
             yield from scalars(item, depth + 1)
 
 
-def trusted_leaves(response: Any, trust: bool | tuple[tuple[str, ...], ...]) -> Iterator[str]:
-    """The leaves of a trusted tool's response: all of it, or the declared fields."""
-    if trust is True:
-        yield from scalars(response)
-        return
-    if trust is False:
-        return
-    for path in trust:
-        for found in select(response, path):
-            yield from scalars(found)
-
-
 def user_texts(events: Sequence[Any]) -> Iterator[str]:
     """The text the user typed, newest first: user-authored events' text parts only."""
     for event in reversed(events):
@@ -222,11 +210,11 @@ def user_texts(events: Sequence[Any]) -> Iterator[str]:
                 yield part.text
 
 
-#: What one event adds to a check: the user's texts, ``(call id, trusted leaves)`` per
-#: trusted output, ``(call id, argument leaves)`` per function call.
+#: What one event adds to a check: the user's texts, ``(call id, (leaf, declared kind)
+#: pairs)`` per trusted output, ``(call id, argument leaves)`` per function call.
 EventTrust = tuple[
     tuple[str, ...],
-    tuple[tuple[str, tuple[str, ...]], ...],
+    tuple[tuple[str, tuple[tuple[str, str | None], ...]], ...],
     tuple[tuple[str, tuple[str, ...]], ...],
 ]
 
@@ -253,14 +241,18 @@ def call_arguments(event: Any) -> tuple[tuple[str, tuple[str, ...]], ...]:
 
 
 def capped_pairs(
-    pairs: Iterable[tuple[str, tuple[str, ...]]], budget: int = MAX_TRUSTED_CHARS
-) -> list[tuple[str, tuple[str, ...]]]:
-    """Like :func:`capped`, for ``(text, echoed arguments)`` pairs (counted by the text)."""
-    out: list[tuple[str, tuple[str, ...]]] = []
-    for text, echo in pairs:
+    fields: Iterable[tuple[str, str | None, tuple[str, ...]]], budget: int = MAX_TRUSTED_CHARS
+) -> list[tuple[str, str | None, tuple[str, ...]]]:
+    """Like :func:`capped`, for ``(text, declared kind, echoed arguments)`` trusted fields
+    (counted by the text): a ``text`` field is cut, a value field that does not fit is left
+    out (a cut value would be another value)."""
+    out: list[tuple[str, str | None, tuple[str, ...]]] = []
+    for text, kind, echo in fields:
         if budget <= 0:
             break
-        out.append((text[:budget], echo))
+        if kind != "text" and len(text) > budget:
+            continue
+        out.append((text[:budget], kind, echo))
         budget -= len(out[-1][0])
     return out
 

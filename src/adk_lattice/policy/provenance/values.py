@@ -29,6 +29,22 @@ MAX_VALUE_CHARS: Final = 10_000
 #: Most scalar leaves in one argument (a list of recipients); more is never grounded.
 MAX_LEAVES: Final = 256
 _MAX_DEPTH: Final = 8
+#: The kinds a trusted field declared for any kind (``True``, a list of paths) vouches for.
+VALUE_KINDS: Final = ("email", "iban", "url", "phone", "number", "id")
+#: The kinds of destination a free-text argument is scanned for.
+DESTINATIONS: Final = ("email", "iban", "url", "phone")
+#: Longest id or name (in characters, and in words) a trusted field's leaf may be and still
+#: be one value; a longer leaf is free text.
+MAX_NAME_CHARS: Final = 100
+MAX_NAME_WORDS: Final = 6
+#: Most IBAN candidates checked in one text, and the value that stands for the rest
+#: (no IBAN has this form, so it is never grounded).
+_IBAN_CHECKS: Final = 4_096
+UNSCANNED: Final = "<unscanned>"
+#: Longest free-text argument scanned for destinations; a longer one is never grounded.
+MAX_CONTENT_CHARS: Final = 100_000
+#: Most destinations checked in one argument; more are never grounded.
+MAX_DESTINATIONS: Final = 64
 
 _EMAIL: Final = re.compile(r"(?<![\w.%+\-])[\w.%+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+")
 _EMAIL_VALUE: Final = re.compile(r"[\w.%+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+")
@@ -40,6 +56,20 @@ _URL: Final = re.compile(
 )
 _NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
 _PHONE: Final = re.compile(r"(?<![\d+])\+?\d[\d ().\-]{4,24}\d")
+#: A whole value written as a phone number: digits, ``+`` and the separators people write.
+_PHONE_VALUE: Final = re.compile(r"(?:tel:)?\+?[\d ().\-/]+")
+#: A date at the start of a digit run (``2026-12-02``, ``02.12.2026``): not a phone number.
+_DATE: Final = re.compile(r"\d{4}[./\-]\d{1,2}[./\-]\d{1,2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4}")
+#: File name endings that are no web address when written bare (``budget-2026.xlsx``).
+_FILE_ENDINGS: Final = frozenset(
+    {
+        "pdf", "doc", "docx", "xls", "xlsx", "ppt", "pptx", "odt", "ods", "csv", "tsv", "txt",
+        "md", "rtf", "json", "xml", "yaml", "yml", "toml", "ini", "log", "png", "jpg", "jpeg",
+        "gif", "svg", "webp", "bmp", "tif", "tiff", "heic", "zip", "gz", "tgz", "tar", "rar",
+        "7z", "mp3", "mp4", "wav", "ogg", "m4a", "avi", "mkv", "py", "js", "ts", "java", "c", "h",
+        "cpp", "go", "rs", "rb", "php", "sh", "html", "htm", "css", "exe", "dmg", "apk"
+    }
+)  # fmt: skip
 #: A scheme followed by a slash or backslash (``https:\\host`` is ``https://host``).
 _SCHEME: Final = re.compile(r"^[a-z][a-z0-9+.\-]{0,15}:[/\\]")
 #: Country codes whose numbers are written nationally without a trunk ``0``: there the
@@ -186,8 +216,16 @@ def _tokens_iban(text: str) -> Iterator[str]:
 
 def _iban_valid(compact: str) -> bool:
     """The ISO 13616 mod-97 check."""
-    moved = compact[4:] + compact[:4]
-    return int("".join(str(int(c, 36)) for c in moved)) % 97 == 1
+    rest = 0
+    for c in compact[4:] + compact[:4]:
+        value = _BASE36.get(c)
+        if value is None:
+            return False
+        rest = (rest * (100 if value > 9 else 10) + value) % 97
+    return rest == 1
+
+
+_BASE36: Final = {c: int(c, 36) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
 def _tokens_id(text: str) -> Iterator[str]:
@@ -224,6 +262,150 @@ def _extract(kind: str, text: str) -> Iterator[str]:
                 yield key
     elif kind == "id":
         yield from _tokens_id(text)
+
+
+def is_value(leaf: str, kind: str | None = None) -> bool:
+    """Whether a trusted field's leaf is, whole, one value of ``kind`` (of any value kind
+    when None), rather than free text.
+
+    A field the app declares trusted vouches for the values it holds (an address, an IBAN,
+    a channel name), never for sentences: an outsider can often choose a value's text (a
+    channel name, a display name). A leaf is one value when it parses, whole, as a value of
+    the kind: an email address, an IBAN, a URL or a phone number written without spaces
+    around other words, a number; or an id or name: at most :data:`MAX_NAME_CHARS`
+    characters in at most :data:`MAX_NAME_WORDS` words, with no destination (address,
+    URL, IBAN, phone number) inside it. Anything counts for ``text``.
+    """
+    if kind == "text":
+        return True
+    if not clean(leaf):
+        return True  # nothing to read: it grounds nothing and says nothing
+    return any(_one_value(k, leaf) for k in (VALUE_KINDS if kind is None else (kind,)))
+
+
+def _one_value(kind: str, leaf: str) -> bool:
+    text = clean(leaf)
+    if kind == "id":
+        return (
+            len(text) <= MAX_NAME_CHARS
+            and text.count(" ") < MAX_NAME_WORDS
+            and next(destinations(text), None) is None
+        )
+    if kind == "url" and " " in text:
+        return False
+    if kind == "phone" and not _PHONE_VALUE.fullmatch(text):
+        return False
+    try:
+        normalise(kind, leaf)
+    except Malformed:
+        return False
+    return True
+
+
+#: Value tokens remembered per (kind, declared kind, leaf), for leaves up to
+#: :data:`_VALUES_MAX_LEAF` characters (a few MB at most).
+_VALUES: LRUCache[tuple[str, str | None, str], str | None] = LRUCache(maxsize=16_384)
+_VALUES_LOCK: Final = threading.Lock()
+_VALUES_MAX_LEAF: Final = 256
+
+
+def value_token(kind: str, leaf: str, declared: str | None) -> str | None:
+    """The one token a trusted field's leaf grounds for ``kind``, or None.
+
+    Args:
+        kind: the kind of the argument checked.
+        leaf: the field's value.
+        declared: the kind the field was declared for (None: any value kind).
+
+    Returns:
+        The leaf's whole normalised value when the field vouches for ``kind`` and the leaf
+        is one value of it (:func:`is_value`); never a value found inside it.
+    """
+    if declared is not None and declared != kind:
+        return None
+    key = (kind, declared, leaf)
+    with _VALUES_LOCK:
+        if key in _VALUES:
+            return _VALUES[key]
+    token: str | None = None
+    if len(leaf) <= MAX_VALUE_CHARS and is_value(leaf, None if kind == "text" else kind):
+        with contextlib.suppress(Malformed):
+            token = normalise(kind, leaf)
+    if len(leaf) <= _VALUES_MAX_LEAF:
+        with _VALUES_LOCK:
+            _VALUES[key] = token
+    return token
+
+
+def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in taken)
+
+
+def destinations(text: str) -> Iterator[tuple[str, str]]:
+    """The destinations written in a free text: ``(kind, value)``, in kind order.
+
+    Email addresses; IBANs that pass the mod-97 check; web addresses with a scheme, a
+    ``www.`` or a host ending in letters (a bare name ending like a file, ``report.pdf``,
+    is no address); phone numbers written internationally (``+`` and 8 to 15 digits), with
+    an area code in brackets, or in groups of 9 to 15 digits, dates excluded. A value inside
+    another (the digits of an IBAN, the host of an address) is not found again. A text with
+    more IBAN candidates than are checked yields :data:`UNSCANNED` as an IBAN, which no
+    grounding holds.
+    """
+    cleaned = clean(text)
+    taken: list[tuple[int, int]] = []
+    for m in _EMAIL.finditer(cleaned):
+        taken.append(m.span())
+        yield "email", m.group().rstrip(".")
+    upper, pos, budget = cleaned.upper(), 0, _IBAN_CHECKS
+    while (found := _IBAN.search(upper, pos)) is not None:
+        raw, pos = found.group(), found.start() + 1
+        ends = [i for i, c in enumerate(raw) if c in " -"] + [len(raw)]
+        budget -= len(ends)
+        if budget < 0:  # more candidates than are checked: fail safe, never grounded
+            yield "iban", UNSCANNED
+            break
+        valid = [e for e in ends if _iban_compact_valid(raw[:e])]
+        span = (found.start(), found.start() + valid[-1]) if valid else (0, 0)
+        if valid and not _overlaps(span, taken):
+            taken.append(span)
+            pos = span[1]
+            yield "iban", raw[: valid[-1]]
+    for m in _URL.finditer(cleaned):
+        raw = m.group()
+        if _overlaps(m.span(), taken):
+            continue
+        scheme = _SCHEME.match(raw) is not None
+        key = _url_key(raw)
+        if key is None:
+            if scheme:  # an address no key is made for (userinfo): never grounded
+                taken.append(m.span())
+                yield "url", raw
+            continue
+        last = key.split("/", 1)[0].split(":", 1)[0].rsplit(".", 1)[-1]
+        if not (last.startswith("xn--") or (last.isalpha() and 2 <= len(last) <= 63)):
+            continue  # 1500.00, v1.2: no host
+        if not scheme and not raw.startswith("www.") and last in _FILE_ENDINGS:
+            continue
+        taken.append(m.span())
+        yield "url", raw
+    for m in _PHONE.finditer(cleaned):
+        raw = m.group()
+        if _overlaps(m.span(), taken) or _DATE.match(raw.lstrip("+(")):
+            continue
+        count = len(_digits(raw))
+        grouped = any(c in raw for c in " -.")
+        if (
+            (raw.startswith("+") and 8 <= count <= 15)
+            or (("(" in raw or ")" in raw) and 7 <= count <= 15)
+            or (grouped and 9 <= count <= 15)
+        ):
+            yield "phone", raw
+
+
+def _iban_compact_valid(raw: str) -> bool:
+    compact = raw.replace(" ", "").replace("-", "")
+    return _IBAN_VALUE.fullmatch(compact) is not None and _iban_valid(compact)
 
 
 #: Token sets are remembered per (kind, text): every check of a session re-reads the same
@@ -269,11 +451,13 @@ class Grounding:
 
     Args:
         texts: trusted texts (already capped by the caller).
-        whole: trusted scalar values taken whole (a trusted field's string), so an id with
-            spaces in a structured output is still one token.
-        fields: ``(value, echo)`` pairs: a trusted tool's field value, taken whole too, and
-            the arguments of the call that produced it; a token also found in those
-            arguments does not count from that value (a tool echoing its input).
+        whole: trusted scalar values taken whole (a trusted state key's string), so an id
+            with spaces is still one token; the values inside them count too.
+        fields: ``(value, kind, echo)`` triples: a trusted tool's field value, the kind it
+            was declared for (None: any value kind; ``text``: trusted text, as ``whole``),
+            and the arguments of the call that produced it; a token also found in those
+            arguments does not count from that value (a tool echoing its input). A field
+            not declared ``text`` grounds only its whole value (:func:`value_token`).
         hashed: ``{salt: hashes}`` of tokens trusted elsewhere (a caller's), checked with
             ``hasher(salt, kind, normal)`` for every kind but ``text``.
         hasher: the salted hash function the hashes were made with.
@@ -284,7 +468,7 @@ class Grounding:
         texts: Iterable[str],
         whole: Iterable[str] = (),
         *,
-        fields: Iterable[tuple[str, Sequence[str]]] = (),
+        fields: Iterable[tuple[str, str | None, Sequence[str]]] = (),
         hashed: Mapping[str, frozenset[str]] | None = None,
         hasher: Callable[[str, str, str], str] | None = None,
     ) -> None:
@@ -292,7 +476,10 @@ class Grounding:
         self._sources: list[tuple[str, bool, Sequence[str]]] = [
             *((t, False, none) for t in texts if t),
             *((t, True, none) for t in whole if t),
-            *((t, True, echo) for t, echo in fields if t),
+            *((t, True, echo) for t, kind, echo in fields if t and kind == "text"),
+        ]
+        self._values: list[tuple[str, str | None, Sequence[str]]] = [
+            (t, kind, echo) for t, kind, echo in fields if t and kind != "text"
         ]
         self._hashed = dict(hashed or {}) if hasher is not None else {}
         self._hasher = hasher
@@ -304,6 +491,11 @@ class Grounding:
             found = tokens_of(kind, text, whole)
             if isinstance(found, frozenset):
                 bag |= found - _echoed(kind, echo)
+        if kind != "text":
+            for value, declared, echo in self._values:
+                token = value_token(kind, value, declared)
+                if token is not None and token not in _echoed(kind, echo):
+                    bag.add(token)
         return frozenset(bag)
 
     def grounded(self, kind: str, value: str) -> bool:
@@ -322,6 +514,12 @@ class Grounding:
             if _holds(kind, normal, tokens_of(kind, text, whole), phrase, text) and not any(
                 _holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo
             ):
+                return True
+        for field, declared, echo in self._values:
+            token = value_token(kind, field, declared)
+            if token is None or not _holds(kind, normal, frozenset({token})):
+                continue
+            if not any(_holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo):
                 return True
         return False
 
