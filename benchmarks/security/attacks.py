@@ -216,14 +216,16 @@ CLASS_TUNING_STYLES = (
     "c:state_template", "c:artifact_name", "c:google_search",
     "d:event_title", "d:delete_known",
     "e:direct", "e:impersonation",
+    "n:glob_id",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
     "b:phone", "b:markdown_link", "b:mailto", "b:data_url", "b:defanged", "b:query_data",
-    "b:homoglyph_host", "b:split_args",
+    "b:homoglyph_host", "b:split_args", "b:case_variant_link",
     "c:code_execution", "c:url_context", "c:preload_memory", "c:custom_agent",
     "d:post_text",
     "e:todo", "e:forged_system",
+    "n:wildcard_id",
 )  # fmt: skip
 
 

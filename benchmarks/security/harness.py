@@ -29,7 +29,7 @@ from google.genai import types
 from pydantic import Field
 
 from adk_lattice import Lattice
-from adk_lattice.policy import InjectionGuard, RedactPII
+from adk_lattice.policy import InjectionGuard
 
 from .attacks import GOALS, OWN_CASES, Case, Goal
 from .env import Env
@@ -96,9 +96,6 @@ def configs() -> list[Config]:
             Config("provenance", lambda: [provenance_guard("deny")]),
             Config("both", lambda: [InjectionGuard(on_tool="withhold"), provenance_guard("deny")]),
             Config("provenance_confirm", lambda: [provenance_guard("confirm")], person=True),
-            # RedactPII listed first rewrites every output holding an address (finding 7 of
-            # the field trial) and redacts what the user typed (finding 11).
-            Config("redact_first", lambda: [RedactPII(), provenance_guard("deny")]),
         ]
     return out
 

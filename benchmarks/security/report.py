@@ -26,7 +26,6 @@ LABELS = {
     "provenance": "ProvenanceGuard",
     "both": "both",
     "provenance_confirm": "needs a person",
-    "redact_first": "RedactPII, then ProvenanceGuard",
 }
 #: The goals on the held-out half (docs/policy.md): attack success at most 1% on the
 #: classes the policy is meant to stop, and benign tasks whose arguments come from the user
