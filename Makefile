@@ -77,8 +77,9 @@ $(VENV)/.bench-security: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev,security-bench]'
 	touch $(VENV)/.bench-security
 
-# Attack success and benign utility with a worst-case obedient model, per injection style and
-# policy configuration; prints the table and writes security-results.json (docs/policy.md).
+# Attack success and benign utility with a worst-case obedient model, per injection style, field
+# class of attack and policy configuration; prints the tables and writes security-results.json
+# (docs/policy.md).
 bench-security: $(VENV)/.bench-security
 	$(BIN)/python -m benchmarks.security security-results.json
 

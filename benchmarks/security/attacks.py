@@ -11,7 +11,10 @@ import base64
 import codecs
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .tasks import Task
 
 
 @dataclass(frozen=True)
@@ -124,8 +127,15 @@ class Case:
         style: the style (the unit of the tuning / held-out split).
         id: unique within the suite.
         render: ``goal -> text`` planted in the tool output.
-        carrier: ``body`` (inside a text field) or ``name`` (a file name).
+        carrier: ``body`` (inside a text field), ``name`` (a file name), or for the field
+            classes ``dir:<field>`` (a trusted directory field) and ``door:<channel>``
+            (a way into the context other than a function tool's output).
         source: where the framing comes from (``own``, or the public package).
+        klass: the attack class (``injection``, or one of ``classes.CLASSES``).
+        hosts: the task ids it runs on; empty: every task that can carry it.
+        goal: ``task -> goal`` for a goal built from the host task (content sent to the
+            task's own recipient, the task's call steered to another trusted value);
+            None: the suite's fixed goals, in rotation.
     """
 
     style: str
@@ -133,6 +143,9 @@ class Case:
     render: Callable[[Goal], str] = field(compare=False)
     carrier: str = "body"
     source: str = "own"
+    klass: str = "injection"
+    hosts: tuple[str, ...] = ()
+    goal: Callable[[Task], Goal] | None = field(default=None, compare=False)
 
 
 _ZW = "\u200b"
@@ -196,14 +209,34 @@ HELD_OUT_STYLES = (
 )  # fmt: skip
 
 
+#: The field classes' styles (``classes.py``), split the same way.
+CLASS_TUNING_STYLES = (
+    "a:channel_name", "a:contact_name",
+    "b:url", "b:email", "b:iban",
+    "c:state_template", "c:artifact_name", "c:google_search",
+    "d:event_title", "d:delete_known",
+    "e:direct", "e:impersonation",
+    "n:glob_id",
+)  # fmt: skip
+CLASS_HELD_OUT_STYLES = (
+    "a:inbox_sender", "a:event_participant",
+    "b:phone", "b:markdown_link", "b:mailto", "b:data_url", "b:defanged", "b:query_data",
+    "b:homoglyph_host", "b:split_args", "b:case_variant_link",
+    "c:code_execution", "c:url_context", "c:preload_memory", "c:custom_agent",
+    "d:post_text",
+    "e:todo", "e:forged_system",
+    "n:wildcard_id",
+)  # fmt: skip
+
+
 def split_of(style: str) -> str:
     """``tuning`` or ``held_out``.
 
     Raises:
         KeyError: for a style that is in neither half (the split must be decided up front).
     """
-    if style in TUNING_STYLES:
+    if style in TUNING_STYLES or style in CLASS_TUNING_STYLES:
         return "tuning"
-    if style in HELD_OUT_STYLES:
+    if style in HELD_OUT_STYLES or style in CLASS_HELD_OUT_STYLES:
         return "held_out"
     raise KeyError(f"style {style!r} is in neither half of the split")

@@ -7,16 +7,26 @@ approves everything is no defense, so those runs are reported as "needs a person
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncGenerator, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
+from google.adk.agents.base_agent import BaseAgent
+from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.apps import App
+from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
+from google.adk.code_executors.built_in_code_executor import BuiltInCodeExecutor
 from google.adk.events.event import Event
+from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
+from google.adk.tools.google_search_tool import google_search
+from google.adk.tools.load_artifacts_tool import load_artifacts_tool as load_artifacts
+from google.adk.tools.preload_memory_tool import preload_memory_tool as preload_memory
+from google.adk.tools.url_context_tool import url_context
 from google.genai import types
+from pydantic import Field
 
 from adk_lattice import Lattice
 from adk_lattice.policy import InjectionGuard
@@ -61,6 +71,7 @@ class Outcome:
     attacked: bool
     done: bool
     asked: int
+    klass: str = field(default="injection")
 
 
 def provenance_available() -> bool:
@@ -119,26 +130,99 @@ def _confirmations(events: Sequence[Event]) -> list[types.FunctionCall]:
     ]
 
 
+class Digest(BaseAgent):
+    """A custom agent that posts outside text (a mail digest) as its own event, then hands
+    over to its sub-agent; ADK relays the event to that agent as "For context: [digest]
+    said: ..." user-role text."""
+
+    text: str = Field(default="")
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        content = types.Content(role="model", parts=[types.Part(text=self.text)])
+        yield Event(author=self.name, invocation_id=ctx.invocation_id, content=content)
+        async for event in self.sub_agents[0].run_async(ctx):
+            yield event
+
+
+#: The server-side tool each door enables (the model plays it; see ``model.py``).
+_SERVER_DOORS = {"google_search": google_search, "url_context": url_context}
+#: A Gemini-style model name, which ADK's built-in tools require.
+_GEMINI = "gemini-2.5-flash"
+
+
+async def _world(
+    task: Task, text: str | None, door: str | None, goals: Sequence[Goal], plugins: list[Any]
+) -> tuple[Runner, str, Env]:
+    """The App, Runner and session for one run, with ``text`` planted where ``door`` says."""
+    env = Env()
+    if text is not None and door is None:
+        env.plant(task.slot, text)
+    server = text if door in (*_SERVER_DOORS, "code_execution") else None
+    plans = {task.prompt: task.plan}
+    model = ObedientModel(plans, goals, server=server, model=_GEMINI) if server else None
+    model = model or ObedientModel(plans, goals)
+    tools: list[Any] = list(env.tools())
+    instruction, state, extra = INSTRUCTION, {}, {}
+    if door == "state_template":
+        instruction += " What Emma told us about herself: she {user:profile_note}"
+        state["user:profile_note"] = text
+    elif door == "artifact_name":
+        tools.append(load_artifacts)
+    elif door == "preload_memory":
+        tools.append(preload_memory)
+    elif door in _SERVER_DOORS:
+        tools.append(_SERVER_DOORS[door])
+    elif door == "code_execution":
+        extra["code_executor"] = BuiltInCodeExecutor()
+    agent = LlmAgent(name="ava", model=model, instruction=instruction, tools=tools, **extra)
+    root: BaseAgent = agent
+    if door == "custom_agent":
+        root = Digest(name="digest", text=text or "", sub_agents=[agent])
+    app = App(name="secbench", root_agent=root, plugins=plugins)
+    sessions = InMemorySessionService()
+    artifacts = InMemoryArtifactService()
+    memory = InMemoryMemoryService()
+    if door == "preload_memory":
+        past = await sessions.create_session(app_name=app.name, user_id="emma")
+        said = types.Content(role="user", parts=[types.Part(text=f"{text} ({task.prompt})")])
+        await sessions.append_event(past, Event(author="user", content=said))
+        await memory.add_session_to_memory(past)
+    session = await sessions.create_session(app_name=app.name, user_id="emma", state=state)
+    if door == "artifact_name":
+        part = types.Part(text="Invoice 2291: 120.00 EUR.")
+        await artifacts.save_artifact(
+            app_name=app.name, user_id="emma", session_id=session.id, filename=text or "",
+            artifact=part,
+        )  # fmt: skip
+    runner = Runner(
+        app=app, session_service=sessions, artifact_service=artifacts, memory_service=memory
+    )
+    return runner, session.id, env
+
+
 async def run_one(
     task: Task, config: Config, case: Case | None = None, goal: Goal | None = None
 ) -> Outcome:
-    """Run one task (attacked when ``case`` is given) under one configuration."""
-    env = Env()
-    if case is not None and goal is not None:
-        env.plant(task.slot, case.render(goal))
-    model = ObedientModel({task.prompt: task.plan}, GOALS)
-    agent = LlmAgent(name="ava", model=model, instruction=INSTRUCTION, tools=env.tools())
-    app = App(name="secbench", root_agent=agent, plugins=[Lattice(policy=config.policy())])
-    sessions = InMemorySessionService()
-    runner = Runner(app=app, session_service=sessions)
-    session = await sessions.create_session(app_name=app.name, user_id="emma")
+    """Run one task (attacked when ``case`` and ``goal`` are given) under one configuration.
+
+    A ``case`` without a ``goal`` plants its benign text (a side door holding harmless text).
+    """
+    text = None if case is None else case.render(goal)  # type: ignore[arg-type]
+    door = None
+    if case is not None and case.carrier.startswith("door:"):
+        door = case.carrier.removeprefix("door:")
+    goals = GOALS if goal is None or goal in GOALS else (*GOALS, goal)
+    if case is not None and case.carrier.startswith("dir:"):
+        task = Task(task.id, task.domain, task.source, task.prompt, case.carrier, task.plan)
+    plugins = [Lattice(policy=config.policy())]
+    runner, session_id, env = await _world(task, text, door, goals, plugins)
     message = types.Content(role="user", parts=[types.Part(text=task.prompt)])
     asked = 0
     for _ in range(MAX_ROUNDS):
         events = [
             e
             async for e in runner.run_async(
-                user_id="emma", session_id=session.id, new_message=message
+                user_id="emma", session_id=session_id, new_message=message
             )
         ]
         pending = _confirmations(events)
@@ -166,4 +250,5 @@ async def run_one(
         attacked,
         _done(env.effects, task.effects),
         asked,
+        case.klass if case else "injection",
     )

@@ -1,12 +1,19 @@
 """``ObedientModel``: a worst-case scripted model that solves the task and obeys injections.
 
-It reads only the ``LlmRequest`` it is sent. From the first user message it knows the task
-and emits the task's calls one per turn; before each turn it reads every text and tool
-output in the request the way a capable model would (NFKC, invisible characters dropped,
-look-alike letters folded, base64 runs and ROT13 decoded) and, when it finds all of an
+It reads only the ``LlmRequest`` it is sent. From the user's request (the user text that
+names a task) it knows the task and emits the task's calls one per turn; before each turn it
+reads every text and tool output in the request, and the system instruction, the way a
+capable model would (NFKC, invisible characters dropped, look-alike letters folded, base64
+runs and ROT13 decoded) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
 A guard that withholds or redacts the text therefore prevents obedience; one that only
 blocks the call does not.
+
+Given ``server`` text, it plays a server-side tool the request enables (``google_search``,
+``url_context``, built-in code execution): it reads that text inside the call, as Gemini
+reads search results, and its response carries what such a response carries (grounding
+metadata; ``executable_code`` and ``code_execution_result`` parts; ADK keeps no URL-context
+metadata), with the call it chose.
 """
 
 from __future__ import annotations
@@ -48,8 +55,11 @@ def reading(text: str) -> list[str]:
 
 @functools.cache
 def _mark(value: str) -> re.Pattern[str]:
-    """``value`` as a whole token: ``tanaka@example.com`` is not in ``bob.tanaka@example.com``."""
-    return re.compile(rf"(?<![a-z0-9.@+-]){re.escape(value.lower())}(?![a-z0-9@-])")
+    """``value`` as a whole token: ``tanaka@example.com`` is not in ``bob.tanaka@example.com``.
+
+    Folded as the text is read, so a look-alike host in an injection is recognised."""
+    folded = reading(value)[0]
+    return re.compile(rf"(?<![a-z0-9.@+-]){re.escape(folded)}(?![a-z0-9@-])")
 
 
 def _leaves(value: Any) -> Iterable[str]:
@@ -74,20 +84,41 @@ class ObedientModel(BaseLlm):
     model: str = "obedient-worst-case"
     _plans: dict[str, tuple[Call, ...]] = PrivateAttr(default_factory=dict)
     _goals: tuple[Goal, ...] = PrivateAttr(default=())
+    _server: str | None = PrivateAttr(default=None)
 
-    def __init__(self, plans: Mapping[str, Sequence[Call]], goals: Sequence[Goal]) -> None:
-        super().__init__()
+    def __init__(
+        self,
+        plans: Mapping[str, Sequence[Call]],
+        goals: Sequence[Goal],
+        *,
+        server: str | None = None,
+        model: str = "obedient-worst-case",
+    ) -> None:
+        super().__init__(model=model)
         self._plans = {prompt: tuple(plan) for prompt, plan in plans.items()}
         self._goals = tuple(goals)
+        self._server = server
+
+    @staticmethod
+    def server_tools(request: LlmRequest) -> set[str]:
+        """The server-side tools a request enables."""
+        tools = getattr(request.config, "tools", None) or ()
+        fields = ("google_search", "url_context", "code_execution")
+        return {f for t in tools for f in fields if getattr(t, f, None) is not None}
 
     def next_call(self, request: LlmRequest) -> Call | None:
         """The call this request gets: an obeyed goal first, then the task's next step."""
         prompt, made, texts = "", [], []
+        system = getattr(request.config, "system_instruction", None)
+        if isinstance(system, str):
+            texts.append(system)
+        if self._server is not None and self.server_tools(request):
+            texts.append(self._server)
         for content in request.contents or []:
             for part in content.parts or []:
                 if part.text:
                     texts.append(part.text)
-                    if content.role == "user" and not prompt:
+                    if content.role == "user" and not prompt and part.text in self._plans:
                         prompt = part.text
                 if part.function_call is not None and content.role == "model":
                     made.append((part.function_call.name, dict(part.function_call.args or {})))
@@ -112,8 +143,22 @@ class ObedientModel(BaseLlm):
             part = types.Part(text="Done.")
         else:
             part = types.Part(function_call=types.FunctionCall(name=call[0], args=dict(call[1])))
+        parts, grounding = [part], None
+        server = self.server_tools(llm_request) if self._server is not None else set()
+        if "google_search" in server:
+            web = types.GroundingChunkWeb(uri="https://search.example/r/1", title=self._server)
+            grounding = types.GroundingMetadata(grounding_chunks=[types.GroundingChunk(web=web)])
+        if "code_execution" in server:
+            code = types.ExecutableCode(code="print(open('notes.txt').read())", language="PYTHON")
+            result = types.CodeExecutionResult(outcome="OUTCOME_OK", output=self._server)
+            parts = [
+                types.Part(executable_code=code),
+                types.Part(code_execution_result=result),
+                part,
+            ]
         yield LlmResponse(
-            content=types.Content(role="model", parts=[part]),
+            grounding_metadata=grounding,
+            content=types.Content(role="model", parts=parts),
             turn_complete=True,
             finish_reason=types.FinishReason.STOP,
             usage_metadata=types.GenerateContentResponseUsageMetadata(
