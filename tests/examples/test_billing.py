@@ -52,10 +52,7 @@ def test_demo_denies_the_large_refund_for_a_non_manager(
 ) -> None:
     """The non-manager's refund above the limit is denied by ToolGuard's approval rule."""
     output, lines = demo_run
-    assert (
-        "before_tool  ToolGuard:rewrite, ToolGuard:deny  (approval_required)"
-        in output
-    )
+    assert "before_tool  ToolGuard:rewrite, ToolGuard:deny  (approval_required)" in output
     assert "needs approval" in output
     assert [(t["name"], t["decision"]) for t in lines[4]["tool_calls"]] == [  # type: ignore[union-attr,index]
         ("transfer_to_agent", "allow"),
