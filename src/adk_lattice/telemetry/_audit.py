@@ -17,7 +17,7 @@ from .._outcome import Outcome
 from .._records import UNTRUSTED_SOURCES, InvocationRecord
 from ._content import delivered_model_text, delivered_tool_result
 from ._decisions import Decision, cache_match, decisions_of, is_quiet
-from ._sinks import BackgroundWriter, LoggingSink, Sink, as_sink, sink_name
+from ._sinks import BackgroundWriter, LoggingSink, Sink, SinkTarget, as_sink, sink_name
 
 logger = logging.getLogger("adk_lattice")
 
@@ -85,7 +85,7 @@ class AuditLog:
 
     def __init__(
         self,
-        sinks: Any = None,
+        sinks: SinkTarget | Sequence[SinkTarget] | None = None,
         *,
         capture_content: bool = False,
         name: str = "AuditLog",
