@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 from pathlib import Path
 from typing import Any
 
+import pytest
 from google.adk.agents import LlmAgent
 from google.adk.events.event import Event
 
@@ -12,6 +15,7 @@ from adk_lattice import Lattice
 from adk_lattice.testing import FakeModel, LatticeRunner, ScriptedResponse
 
 S = ScriptedResponse
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "config"
 
 
 class Desk:
@@ -280,3 +284,27 @@ args = { store = "@stores.shared", ttl = 600 }
     first = runner.texts(await runner.run("How do I change my card?", new_session=True))
     again = runner.texts(await runner.run("How do I change my card?", new_session=True))
     assert again == first == ["Settings, then Payment."]
+
+
+async def test_the_example_config_guards_the_example_app(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``examples/config`` loads with no ``@import``, denies its agent's oversized refund
+    and audits the run."""
+    folder = EXAMPLE
+    assert "@import" not in (folder / "lattice.toml").read_text(encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(
+        "example_billing_agent", folder / "agents" / "billing" / "agent.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    lattice = Lattice.from_config(folder / "lattice.toml", on_config_error="raise")
+    runner = LatticeRunner(module.root_agent, lattice=lattice)
+    with caplog.at_level(logging.INFO, logger="adk_lattice.audit"):
+        events = await runner.run("Refund ch_1 in full please.")
+    await runner.close()
+    (denial,) = _responses(events)
+    assert (denial["status"], denial["code"]) == ("denied", "schema")
+    (record,) = [r.audit for r in caplog.records if hasattr(r, "audit")]
+    assert record["tool_calls"][0]["decision"] == "deny"
