@@ -420,7 +420,8 @@ def audit_summary(record: dict[str, Any]) -> str:
     calls = record.get("model_calls", {})
     return (
         f"user={record.get('user')} agents={record.get('agents')} tools={tools} "
-        f"policy={actions} model_calls={calls.get('count')} (cached {calls.get('cache_hits')}) "
+        f"policy={actions} model_calls={calls.get('count')} "
+        f"(served without the model {calls.get('served')}, cached {calls.get('cache_hits')}) "
         f"outcome={record.get('outcome')}"
     )
 

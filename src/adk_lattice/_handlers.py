@@ -16,6 +16,10 @@ LATTICE_MARK: Final = "_adk_lattice_plugin"
 #: A class attribute naming the scoping options (``tools``, ``agents``) a handler refuses:
 #: one that must see every call (``ProvenanceGuard``) would silently skip the rest.
 UNSCOPED_MARK: Final = "_adk_lattice_unscoped"
+#: A method a handler may define, ``(*, tools, agents) -> str | None``: what is wrong with
+#: the scoping it was given, for a scope that depends on its settings (a model-call cap
+#: scoped to tools never counts), or None when it is fine.
+SCOPE_CHECK_MARK: Final = "_adk_lattice_scope_problem"
 
 _OPTIONS: Final = ("name", "agents", "tools", "on_error", "partial", "timeout", "mode")
 _MODES: Final = ("enforce", "shadow")
@@ -289,6 +293,11 @@ def _refuse_scoping(obj: Any, name: str) -> None:
             f"{scoped} would make it skip the others without a word: remove {scoped} "
             f"(its own declarations say which tools it acts on)"
         )
+    check = getattr(obj, SCOPE_CHECK_MARK, None)
+    if callable(check):
+        problem = check(tools=getattr(obj, "tools", None), agents=getattr(obj, "agents", None))
+        if problem:
+            raise TypeError(f"handler {name!r}: {problem}")
 
 
 def _bind_plugin(

@@ -55,6 +55,10 @@ async def test_an_approval_written_in_the_file_stops_the_large_refund(tmp_path: 
         done.append(amount)
         return {"status": "refunded"}
 
+    def lookup_charge(charge_id: str) -> dict[str, Any]:
+        """Look up a charge (the example trusts its output)."""
+        return {"charge_id": charge_id}
+
     model = FakeModel(
         [
             ScriptedResponse.call("issue_refund", charge_id="c1", amount=250.0),
@@ -139,13 +143,17 @@ async def test_the_example_stops_a_refund_over_the_manager_threshold() -> None:
         done.append(amount)
         return {"status": "refunded"}
 
+    def lookup_charge(charge_id: str) -> dict[str, Any]:
+        """Look up a charge (the example trusts its output)."""
+        return {"charge_id": charge_id}
+
     model = FakeModel(
         [
             ScriptedResponse.call("issue_refund", charge_id="ch_1", amount=250.0),
             ScriptedResponse.text("ok"),
         ]
     )
-    agent = LlmAgent(name="billing", model=model, tools=[issue_refund])
+    agent = LlmAgent(name="billing", model=model, tools=[lookup_charge, issue_refund])
     lattice = Lattice.from_config(EXAMPLE, on_config_error="raise")
     run = await run_app(agent, lattice, "Refund 250 on ch_1 please.")
     assert done == []

@@ -77,6 +77,7 @@ async def test_record_counts_model_calls_and_tokens() -> None:
     await run(root, Lattice(telemetry=[audit]))
     assert records[0]["model_calls"] == {
         "count": 2,
+        "served": 0,
         "cache_hits": 0,
         "input_tokens": 30,
         "output_tokens": 7,

@@ -24,7 +24,7 @@ TWO_TURNS = """
     from google.adk.sessions import InMemorySessionService
     from google.genai import types
     from adk_lattice import Lattice
-    from adk_lattice.policy import CallLimits
+    from adk_lattice.policy import CallLimits, RedactPII
     from adk_lattice.telemetry import enable_tracing
     from adk_lattice.testing import FakeModel, ScriptedResponse
 
@@ -36,9 +36,10 @@ TWO_TURNS = """
 
     async def main():
         model = FakeModel([ScriptedResponse.call("lookup", charge_id="c1"),
-                           ScriptedResponse.text("It is 12 EUR."), ScriptedResponse.text("Bye.")])
+                           ScriptedResponse.text("It is 12 EUR; ask jane@example.com."),
+                           ScriptedResponse.text("Bye.")])
         agent = LlmAgent(name="billing", model=model, tools=[lookup])
-        lattice = Lattice(policy=[CallLimits(max_tool_calls=0)])
+        lattice = Lattice(policy=[CallLimits(max_tool_calls=0), RedactPII()])
         runner = Runner(app=App(name="shop", root_agent=agent, plugins=[lattice]),
                         session_service=InMemorySessionService())
         session = await runner.session_service.create_session(app_name="shop", user_id="u1")
@@ -78,6 +79,14 @@ def test_console_tracing_prints_one_tree_per_run_with_the_decisions() -> None:
     assert "· before_tool  CallLimits:deny  (tool_call_limit)" in trees[0]
     assert "{" not in out
     assert len(out.splitlines()) < 40
+
+
+def test_console_tree_puts_the_model_answer_decision_under_its_model_call() -> None:
+    """The console prints the redaction of a model answer under that call, allows left off."""
+    lines = _run("console").split("\n\n")[0].splitlines()
+    at = lines.index("      · after_model  RedactPII:redact  (email)")
+    assert lines[at - 1].startswith("    generate_content fake-model")
+    assert all(":allow" not in line for line in lines)
 
 
 def test_raw_json_is_behind_console_json() -> None:

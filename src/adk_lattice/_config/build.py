@@ -121,7 +121,7 @@ def _call(
     typed: dict[str, Any] = {}
     for key, value in args.items():
         try:
-            typed[key] = convert(value, annotations.get(key, Any))
+            typed[key] = convert(value, annotations.get(key, Any), base=find.base)
         except Mismatch as exc:
             find.add(table, f"args.{key}{exc.where}", str(exc))
     if len(typed) < len(args):

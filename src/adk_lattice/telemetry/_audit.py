@@ -17,12 +17,12 @@ from .._outcome import Outcome
 from .._records import UNTRUSTED_SOURCES, InvocationRecord
 from ._content import delivered_model_text, delivered_tool_result
 from ._decisions import Decision, cache_match, decisions_of, is_quiet
-from ._sinks import BackgroundWriter, LoggingSink, Sink, as_sink, sink_name
+from ._sinks import BackgroundWriter, LoggingSink, Sink, SinkTarget, as_sink, sink_name
 
 logger = logging.getLogger("adk_lattice")
 
 #: Bumped when a field changes meaning; readers can tell old records apart.
-RECORD_VERSION: Final = 1
+RECORD_VERSION: Final = 2
 _BLOCKING_HOOKS: Final = frozenset({"before_run", "before_agent", "before_model"})
 _TOOL_DECISIONS: Final = ("deny", "defer", "cache_hit", "override")
 #: Decisions that stop a step: on a blocking hook they end the invocation as ``blocked``
@@ -35,6 +35,7 @@ class _Run:
     """What one AuditLog gathered about one invocation so far."""
 
     model_calls: int = 0
+    served: int = 0
     cache_hits: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
@@ -84,7 +85,7 @@ class AuditLog:
 
     def __init__(
         self,
-        sinks: Any = None,
+        sinks: SinkTarget | Sequence[SinkTarget] | None = None,
         *,
         capture_content: bool = False,
         name: str = "AuditLog",
@@ -175,8 +176,12 @@ class AuditLog:
                     run.policy.append(_action(outcome, d))
                     run.blocked |= hook in _BLOCKING_HOOKS and d.decision in _STOPS
         if hook == "before_model" and not outcome.synthesized:
-            run.model_calls += 1
-            run.cache_hits += any(d.decision == "cache_hit" for d in decisions)
+            # A value handed back at before_model stands in for the model: it was not called.
+            if outcome.value is None:
+                run.model_calls += 1
+            else:
+                run.served += 1
+                run.cache_hits += any(d.decision == "cache_hit" for d in decisions)
             matched = cache_match(outcome)
             if matched is not None and matched[1] == "semantic":
                 run.semantic.append({"cache": matched[0], "similarity": matched[2]})
@@ -250,6 +255,7 @@ class AuditLog:
             "agents": list(inv.agents_entered),
             "model_calls": {
                 "count": run.model_calls,
+                "served": run.served,
                 "cache_hits": run.cache_hits,
                 "input_tokens": run.input_tokens,
                 "output_tokens": run.output_tokens,

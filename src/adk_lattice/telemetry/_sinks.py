@@ -18,6 +18,8 @@ logger = logging.getLogger("adk_lattice")
 
 #: An audit sink: called with each record (a JSON-ready dict); may be async.
 Sink: TypeAlias = Callable[[Mapping[str, Any]], Awaitable[None] | None]
+#: What may be given as an audit sink: a JSON Lines file's path, a logger, or a sink.
+SinkTarget: TypeAlias = str | os.PathLike[str] | logging.Logger | Sink
 
 
 def to_json_line(record: Mapping[str, Any]) -> str:

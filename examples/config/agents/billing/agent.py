@@ -8,6 +8,11 @@ from google.adk.agents import LlmAgent
 from adk_lattice.testing import FakeModel, ScriptedResponse
 
 
+def lookup_charge(charge_id: str) -> dict:
+    """Look up a card charge by its id."""
+    return {"charge_id": charge_id, "amount": 5000.0}
+
+
 def issue_refund(charge_id: str, amount: float) -> dict:
     """Refund part or all of a charge."""
     return {"status": "refunded", "charge_id": charge_id, "amount": amount}
@@ -23,5 +28,5 @@ root_agent = LlmAgent(
     name="billing",
     model=model,
     instruction="You handle refunds.",
-    tools=[issue_refund],
+    tools=[lookup_charge, issue_refund],
 )

@@ -116,6 +116,17 @@ class CallLimits:
         """The tools ``per_tool`` caps (checked against the app at its first run)."""
         return dict.fromkeys(self.per_tool, frozenset())
 
+    def _adk_lattice_scope_problem(self, *, tools: Any, agents: Any) -> str | None:
+        """A model-call cap scoped to tools never counts: a model call is no tool's call."""
+        if tools is None or self.max_model_calls is None:
+            return None
+        return (
+            "max_model_calls with tools= can never count a model call: a handler scoped to "
+            "tools runs only on those tools' calls, and a model call is no tool's call. "
+            "Register the model-call cap on a CallLimits without tools= (give the two "
+            "different names), and cap tools there with per_tool={...} or max_tool_calls"
+        )
+
     def before_model(self, *, callback_context: Any, llm_request: Any) -> LlmResponse | None:
         """Count the model call; refuse it past ``max_model_calls``."""
         root = self._roots.of(callback_context.invocation_id)

@@ -172,6 +172,18 @@ class RedactPII(Scrubber):
         self._originals: Keyed[dict[str, Any]] = Keyed()
         self._refused: Keyed[str] = Keyed()
 
+    def _adk_lattice_scope_problem(self, *, tools: Any, agents: Any) -> str | None:
+        """Scoped to tools it would skip every model answer: PII the model writes goes out."""
+        if tools is None:
+            return None
+        return (
+            "RedactPII scoped with tools= runs only on those tools' calls, so it skips every "
+            "model answer, user message and event, and PII the model writes goes out "
+            "unredacted: remove tools= (it then redacts every tool's arguments and results "
+            "and all model text); to let a tool get the original values of the arguments "
+            "the model wrote, name it in restore_args=[...]"
+        )
+
     def declared_names(self) -> dict[str, frozenset[str]]:
         """The ``restore_args`` tools (checked against the app at its first run)."""
         tools = () if isinstance(self.restore_args, bool) else self.restore_args
