@@ -27,7 +27,7 @@ from ._records import (
     call_key,
     tool_label,
 )
-from ._shadow import ShadowRun, run_shadow
+from ._shadow import Forks, ShadowRun, observe_shadow, run_shadow
 
 if TYPE_CHECKING:
     from google.adk.agents.invocation_context import InvocationContext
@@ -122,6 +122,8 @@ class Dispatcher:
     ) -> None:
         self.chains = chains
         self.shadows = shadows or {}
+        #: Shadow handlers' own state writes, per session (never the session's).
+        self.forks = Forks()
         self.observers = observers
         self.observe_partial = any(o.partial for o in observers)
         self.strict = strict
@@ -236,6 +238,7 @@ class Dispatcher:
                     tool=call.tool if call is not None else None,
                     partial=partial,
                     stats=self.stats,
+                    forks=self.forks,
                 )
             value, bound, failed = await run_chain(
                 self.chains[hook],
@@ -358,6 +361,9 @@ class Dispatcher:
             if outcome.partial and not o.partial:
                 continue
             try:
+                if o.shadow:  # a shadow handler's observe acts on copies, like its hooks
+                    await observe_shadow(o, outcome, self.forks)
+                    continue
                 result = o.call(outcome)
                 if o.is_async or (result is not None and inspect.isawaitable(result)):
                     await (asyncio.wait_for(result, o.timeout) if o.timeout else result)

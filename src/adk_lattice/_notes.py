@@ -44,6 +44,8 @@ NOTES_KEY: Final = "adk_lattice.notes"
 #: Where ``is_quiet`` keeps its answer for an outcome, so observers after the first reuse it;
 #: a note made against the outcome drops it.
 QUIET_KEY: Final = "adk_lattice.quiet"
+#: Where ``decisions_of`` keeps its answer; a later note drops it.
+DECISIONS_KEY: Final = "adk_lattice.decisions"
 #: The key, in ``LlmResponse.custom_metadata``, handlers may describe a response under.
 METADATA_KEY: Final = "adk_lattice"
 _MAX_PENDING: Final = 1024
@@ -120,7 +122,7 @@ def note(target: Any, decision: str, *, handler: str, reason: str | None = None)
     item = Note(handler, decision, reason)
     if isinstance(target, Outcome):
         target.extra.setdefault(NOTES_KEY, []).append(item)
-        target.extra.pop(QUIET_KEY, None)  # a note makes the outcome tell something
+        _forget_answers(target)  # a note makes the outcome tell something new
         return
     with _lock:
         _purge()
@@ -134,19 +136,36 @@ def note(target: Any, decision: str, *, handler: str, reason: str | None = None)
             _pending.popitem(last=False)
 
 
+def has_late_notes(outcome: Outcome) -> bool:
+    """Whether notes were made on the outcome's context since its notes were gathered."""
+    if not _pending:
+        return False
+    ctx = outcome.args.get(CONTEXT_ARG[outcome.hook])
+    return ctx is not None and id(ctx) in _pending
+
+
+def _forget_answers(outcome: Outcome) -> None:
+    """Drop what observers computed from the notes so far (decisions, quietness)."""
+    outcome.extra.pop(QUIET_KEY, None)
+    outcome.extra.pop(DECISIONS_KEY, None)
+
+
 def notes_of(outcome: Outcome) -> list[Note]:
     """Every note for this outcome: noted on its context, on it, or in the response metadata.
 
     The first call moves notes made against the hook's context into ``outcome.extra``, so
-    every observer after it sees the same list.
+    every observer after it sees the same list; a later call takes the notes made on the
+    context since (an observer noting after another read them) and drops the answers
+    computed from the earlier list.
     """
     gathered: list[Note] = outcome.extra.setdefault(NOTES_KEY, [])
-    if outcome.extra.get("adk_lattice.gathered"):
-        return gathered
+    first = not outcome.extra.get("adk_lattice.gathered")
     outcome.extra["adk_lattice.gathered"] = True
     own: list[Note] = []
+    # Taken on every call, not only the first: an observer may note on the context after
+    # another observer read the notes (nothing pending: nothing to take, no lock to take).
     ctx = outcome.args.get(CONTEXT_ARG[outcome.hook]) if _pending else None
-    if ctx is not None:  # (nothing pending: nothing to take, no lock to take)
+    if ctx is not None:
         with _lock:
             _purge()
             entry = _pending.get(id(ctx))
@@ -156,7 +175,13 @@ def notes_of(outcome: Outcome) -> list[Note]:
                 entry = None
         if entry is not None:
             own = entry[1]
-            gathered[:0] = own
+            if first:
+                gathered[:0] = own
+            else:
+                gathered.extend(own)
+                _forget_answers(outcome)
+    if not first:
+        return gathered
     if outcome.hook in _MODEL_HOOKS and not outcome.synthesized and not outcome.partial:
         # A synthesized close repeats the marks of the outcome that caused it: skip it.
         response = outcome.final if outcome.hook == "after_model" else outcome.value

@@ -374,3 +374,23 @@ def test_redact_pii_restore_args_none_is_a_clear_error() -> None:
 
     with pytest.raises(TypeError, match="restore_args takes True, False or a list of tool"):
         RedactPII(restore_args=None)  # type: ignore[arg-type]
+
+
+def test_a_file_beside_the_config_answers_no_later_import_of_the_app(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the config loads, a module planted beside it is not importable by the app."""
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "desk_policy_planted.py").write_text(HANDLER, encoding="utf-8")
+    marker = tmp_path / "ran"
+    (conf / "planted_optional_dep.py").write_text(
+        f"open({str(marker)!r}, 'w').close()\n", encoding="utf-8"
+    )
+    path = write(conf, '[[policy]]\nuse = "desk_policy_planted:DeskGuard"\n')
+    monkeypatch.setattr("sys.path", list(__import__("sys").path))
+    lattice = Lattice.from_config(path, on_config_error="raise")
+    assert lattice.chain("before_tool") == ("DeskGuard",)
+    with pytest.raises(ModuleNotFoundError):
+        __import__("planted_optional_dep")
+    assert not marker.exists()

@@ -63,11 +63,13 @@ def import_object(reference: str, *, base: str | None = None) -> Any:
 
     A config's imports resolve the same way wherever it is read (``config check``, ``adk
     api_server``, an app's code): from the process's import path plus the config file's
-    own folder, which is added to it, never from the working folder.
+    own folder, never from the working folder. The folder is on the import path only
+    while the config's own imports run, so a file beside the config can never answer a
+    later import of the app (an optional dependency it probes for, say).
 
     Args:
         reference: the import path.
-        base: the config file's folder (added to ``sys.path`` when not on it yet).
+        base: the config file's folder (on ``sys.path`` for this import only).
 
     Raises:
         ValueError: with a readable message when it does not import or does not exist.
@@ -77,12 +79,17 @@ def import_object(reference: str, *, base: str | None = None) -> Any:
         module_name, _, attr_path = reference.rpartition(".")
     if not module_name or not attr_path:
         raise ValueError(f"expected an import path like 'pkg.module:Name', got {reference!r}")
-    if base is not None and base not in sys.path:
-        sys.path.append(base)  # after the app's own path: a file beside it cannot shadow it
+    added = base if base is not None and base not in sys.path else None
+    if added is not None:
+        sys.path.append(added)  # after the app's own path: a file beside it cannot shadow it
     try:
         obj: Any = importlib.import_module(module_name)
     except Exception as exc:
         raise ValueError(f"cannot import {module_name!r} ({type(exc).__name__}: {exc})") from None
+    finally:
+        if added is not None and added in sys.path:
+            sys.path.remove(added)
+            importlib.invalidate_caches()
     for part in attr_path.split("."):
         if not hasattr(obj, part):
             near = difflib.get_close_matches(part, [n for n in dir(obj) if n[:1] != "_"], 1)

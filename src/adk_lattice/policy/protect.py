@@ -406,10 +406,17 @@ def with_protection(policy: Iterable[Any]) -> list[Any]:
     """``policy`` with a :class:`ProtectState` first when a policy trusts a key and none is.
 
     Used by ``Lattice``: a policy that reads a role, tenant or flag from state is only as
-    good as the guarantee that the client did not write it.
+    good as the guarantee that the client did not write it. Only enforcing entries count:
+    a shadow-mode ``ProtectState`` protects nothing, so it does not stand in for one, and
+    a shadow-mode policy's keys get no enforcing guard (that would be an effect of it).
     """
     entries = list(policy)
-    if any(isinstance(e, ProtectState) for e in entries):
+    enforcing = [e for e in entries if getattr(e, "mode", None) != "shadow"]
+    if any(isinstance(e, ProtectState) for e in enforcing):
         return entries
-    keys = trusted_keys(entries)
-    return [ProtectState(keys), *entries] if keys else entries
+    keys = trusted_keys(enforcing)
+    if not keys:
+        return entries
+    taken = {getattr(e, "name", None) for e in entries}
+    name = "ProtectState" if "ProtectState" not in taken else "ProtectState.enforce"
+    return [ProtectState(keys, name=name), *entries]

@@ -12,14 +12,58 @@ from __future__ import annotations
 
 import logging
 import time
+import weakref
 from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final, TypeVar
 
 logger = logging.getLogger("adk_lattice.stores")
+
+_T = TypeVar("_T")
+
+#: True while a shadow handler runs (and in the tasks it starts): see :func:`shadow_scope`.
+_SHADOW: ContextVar[bool] = ContextVar("adk_lattice_shadow", default=False)
+#: Each store's private twin for shadow handlers, created on first use.
+_TWINS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+
+
+@contextmanager
+def shadow_scope() -> Iterator[None]:
+    """Within it, every store call goes to the store's private twin, never to the store.
+
+    A shadow handler (``mode="shadow"``) runs inside it: its cache entries, counters,
+    records and vectors land in an in-memory twin of each store it uses, one per store,
+    kept for the process and shared by no enforcing handler. The store itself is neither
+    read nor written, so its contents and ``stats`` are as if no shadow handler existed.
+    """
+    token = _SHADOW.set(True)
+    try:
+        yield
+    finally:
+        _SHADOW.reset(token)
+
+
+#: How a twin is made: the memory store (a subclass of :class:`Store`) registers itself.
+_MAKE_TWIN: list[Callable[[str], Store]] = []
+
+
+def in_shadow() -> bool:
+    """True inside :func:`shadow_scope` (a shadow handler is running)."""
+    return _SHADOW.get()
+
+
+def shadow_twin(store: Any, make: Callable[[], _T]) -> _T:
+    """The private twin of ``store`` for shadow handlers (``make()`` builds it once)."""
+    twin = _TWINS.get(store)
+    if twin is None:
+        twin = _TWINS[store] = make()
+    return twin
+
 
 #: The counters every store keeps (``stats``); a store may add its own.
 STAT_NAMES: Final = (
@@ -103,6 +147,8 @@ class Store(ABC):
         self._down_until = 0.0
         self._down = False
         self._stats: Counter[str] = Counter(dict.fromkeys(STAT_NAMES, 0))
+        #: True for a shadow twin itself, which answers shadow handlers directly.
+        self._is_twin = False
 
     @property
     def stats(self) -> Mapping[str, int]:
@@ -116,6 +162,8 @@ class Store(ABC):
 
     async def get(self, key: str) -> bytes | None:
         """The value stored under ``key``, or None when absent, expired or unreachable."""
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().get(key)
         _check_key(key)
         if self._skip():
             return None
@@ -137,6 +185,8 @@ class Store(ABC):
         Raises:
             TypeError: when ``value`` is not bytes. ValueError: on a bad ``ttl``.
         """
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().set(key, value, ttl)
         _check_key(key)
         if not isinstance(value, bytes):
             raise TypeError(f"store values are bytes, got {type(value).__name__}")
@@ -174,6 +224,8 @@ class Store(ABC):
             ValueError: on an empty key or a non-positive ``window``. TypeError: when
                 ``amount`` is not an int.
         """
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().incr(key, window, amount)
         _check_key(key)
         if isinstance(window, bool) or not isinstance(window, int | float) or not window > 0:
             raise ValueError(f"window must be a positive number of seconds, got {window!r}")
@@ -195,6 +247,8 @@ class Store(ABC):
 
     async def delete(self, key: str) -> None:
         """Remove ``key`` if present (a failure is logged and counted)."""
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().delete(key)
         _check_key(key)
         if self._skip():
             return
@@ -213,6 +267,8 @@ class Store(ABC):
             How many live entries were removed (expired ones go uncounted; 0 when the
             backend failed).
         """
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().delete_prefix(prefix)
         if not isinstance(prefix, str) or not prefix:
             raise ValueError("delete_prefix needs a non-empty string prefix")
         if self._skip():
@@ -263,6 +319,8 @@ class Store(ABC):
             TypeError: when ``vector`` or ``meta`` is not bytes. ValueError: on an empty
                 name, a bad ``ttl`` or a ``limit`` below 1.
         """
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().vector_add(space, member, vector, meta, ttl, limit)
         _check_key(space)
         _check_key(member)
         if not isinstance(vector, bytes) or not isinstance(meta, bytes):
@@ -283,6 +341,8 @@ class Store(ABC):
 
     async def vector_version(self, space: str) -> int | None:
         """The space's version (0 for a space never written), or None when the backend failed."""
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().vector_version(space)
         _check_key(space)
         if self._skip():
             return None
@@ -296,6 +356,8 @@ class Store(ABC):
 
     async def vector_rows(self, space: str) -> VectorRows | None:
         """Every live row of the space with its version, or None when the backend failed."""
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().vector_rows(space)
         _check_key(space)
         if self._skip():
             return None
@@ -310,6 +372,8 @@ class Store(ABC):
 
     async def vector_remove(self, space: str, member: str) -> None:
         """Remove one row of a space, if present (a failure is logged and counted)."""
+        if _SHADOW.get() and not self._is_twin:
+            return await self._twin().vector_remove(space, member)
         _check_key(space)
         _check_key(member)
         if self._skip():
@@ -360,6 +424,17 @@ class Store(ABC):
 
     @abstractmethod
     async def _close(self) -> None: ...
+
+    def _twin(self) -> Store:
+        """This store's in-memory twin for shadow handlers (see :func:`shadow_scope`)."""
+
+        def make() -> Store:
+            assert _MAKE_TWIN, "the memory store registers the twin maker at import"
+            twin = _MAKE_TWIN[0](f"{self.name}.shadow")
+            twin._is_twin = True
+            return twin
+
+        return shadow_twin(self, make)
 
     # -- failure bookkeeping -------------------------------------------------------------------
 

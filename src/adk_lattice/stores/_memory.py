@@ -15,7 +15,7 @@ from typing import Any
 
 from cachetools import TLRUCache
 
-from ._base import Store, VectorRow, VectorRows, logger
+from ._base import _MAKE_TWIN, Store, VectorRow, VectorRows, logger
 
 # Per-entry bookkeeping of a dict slot, counted against max_bytes with the key and value.
 _ENTRY_OVERHEAD = 64
@@ -235,3 +235,7 @@ class MemoryStore(Store):
             self._counters.clear()
             self._spaces.clear()
             self._vector_order.clear()
+
+
+# A shadow handler's store calls go to an in-memory twin of the store (see Store._twin).
+_MAKE_TWIN.append(lambda name: MemoryStore(name=name))

@@ -8,12 +8,11 @@ from typing import Final
 
 from .._chain import NO_DENIAL
 from .._hooks import Tier
-from .._notes import QUIET_KEY, notes_of, take_notes
+from .._notes import DECISIONS_KEY, QUIET_KEY, has_late_notes, notes_of, take_notes
 from .._outcome import Outcome
 from .._shadow import ShadowRun
 from ._names import would
 
-_DECISIONS_KEY: Final = "adk_lattice.decisions"
 #: Hooks where a cache looks up an answer (a passing cache step there is a miss).
 LOOKUP_HOOKS: Final = frozenset({"before_model", "before_tool"})
 #: Hooks where a policy's value stops an agent or a run rather than answering for it.
@@ -47,16 +46,19 @@ class Decision:
 def decisions_of(outcome: Outcome) -> tuple[Decision, ...]:
     """Every decision made on this outcome's hook, computed once per outcome.
 
+    A note made after the first call (on the outcome or on the hook's context, by a later
+    observer) drops the kept answer, so every observer reads every note made before it.
+
     A handler's own notes win; for a handler without notes the decision is inferred from
     its step: the acting handler ``deny``/``block``/``rewrite`` (policy), ``cache_hit``
     (cache on a lookup hook) or ``override`` (custom handler); a passing policy ``allow``;
     a passing cache on a lookup hook ``cache_miss``; a failing handler ``error`` (a cache
     one ``cache_error``). Synthesized outcomes repeat an earlier decision and carry none.
     """
-    cached = outcome.extra.get(_DECISIONS_KEY)
-    if cached is not None:
+    cached = outcome.extra.get(DECISIONS_KEY)
+    if cached is not None and not has_late_notes(outcome):
         return cached  # type: ignore[no-any-return]
-    notes = notes_of(outcome)
+    notes = notes_of(outcome)  # notes made on the context since then drop the kept answer
     tiers: dict[str, Tier] = {s.handler: s.tier for s in outcome.steps}
     found: list[Decision] = []
     seen: set[tuple[str, str]] = set()
@@ -75,7 +77,7 @@ def decisions_of(outcome: Outcome) -> tuple[Decision, ...]:
     if outcome.shadow:
         found.extend(_shadow_decisions(outcome))
     result = tuple(found)
-    outcome.extra[_DECISIONS_KEY] = result
+    outcome.extra[DECISIONS_KEY] = result
     return result
 
 
@@ -88,9 +90,11 @@ def is_quiet(outcome: Outcome) -> bool:
     that act only on other decisions can skip building them.
 
     Computed once per outcome: every observer after the first reads the kept answer (a note
-    made against the outcome in between drops it).
+    made against the outcome or its context in between drops it).
     """
     extra = outcome.extra
+    if has_late_notes(outcome):
+        notes_of(outcome)  # takes them and drops the kept answer
     quiet: bool | None = extra.get(QUIET_KEY)
     if quiet is None:
         quiet = not outcome.shadow and not notes_of(outcome)

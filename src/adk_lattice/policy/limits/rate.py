@@ -22,7 +22,8 @@ from google.genai import types
 
 from ..._records import tool_label
 from ...state import StateKey
-from ...stores import MemoryStore
+from ...stores import MemoryStore, Store
+from ...stores._base import in_shadow, shadow_twin
 from .._common import (
     Counts,
     declared_key,
@@ -268,8 +269,12 @@ class RateLimit:
             scope, who = self.per.name, self.per.get(ctx.state) or "-"
         window = int(time.time() // self.window_seconds)
         key = counter_key(self.name, ctx.session.app_name, scope, who, window)
+        store = self.store
+        if in_shadow() and not isinstance(store, Store):
+            # A counter of another kind cannot tell a shadow run: count in a private twin.
+            store = shadow_twin(store, MemoryStore)
         try:
-            count = await self.store.incr(key, self.window_seconds)
+            count = await store.incr(key, self.window_seconds)
         except Exception as exc:  # an outage of the store must not become the handler's crash
             return self._store_failed(ctx, type(exc).__name__)
         if count is None:  # a shared store reports its failures (already logged) as None
