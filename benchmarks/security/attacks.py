@@ -134,7 +134,7 @@ class Case:
         klass: the attack class (``injection``, or one of ``classes.CLASSES``).
         hosts: the task ids it runs on; empty: every task that can carry it.
         goal: ``task -> goal`` for a goal built from the host task (content sent to the
-            task's own recipient, the task's call steered to another trusted value);
+            task's own recipient, the task's call redirected to another trusted value);
             None: the suite's fixed goals, in rotation.
     """
 

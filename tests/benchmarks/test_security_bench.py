@@ -187,7 +187,7 @@ async def test_provenance_guard_stops_server_side_tool_doors() -> None:
 
 @needs_provenance
 async def test_effects_without_a_destination_pass_provenance_guard() -> None:
-    """An injected event title, or a call steered to another trusted value, is not stopped."""
+    """An injected event title, or a call redirected to another trusted value, is not stopped."""
     config = _config("provenance")
     picked = [p for p in _one_per_style() if p[1].klass in ("no_destination", "trusted_value")]
     outcomes = [await run_one(t, config, c, g) for t, c, g in picked]

@@ -84,7 +84,7 @@ async def run(ws: Workspace, trusted: dict[str, Any], *calls: ScriptedResponse) 
     return await run_app(worker, [Lattice(policy=[guard(trusted)])], "what's new in chat?")
 
 
-async def test_an_injected_channel_name_cannot_steer_a_link_share() -> None:
+async def test_an_injected_channel_name_cannot_redirect_a_link_share() -> None:
     """A trusted channel list whose one name carries an injection taints: its link is denied."""
     ws = Workspace(["general", "random", INJECTED])
     result = await run(

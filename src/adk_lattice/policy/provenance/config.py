@@ -31,7 +31,7 @@ def check_kinds(args: Mapping[str, str], where: str) -> dict[str, str]:
 
 @dataclass(frozen=True, slots=True)
 class Consequential:
-    """A tool whose call has an effect, and the arguments that steer it.
+    """A tool whose call has an effect, and the arguments that direct it.
 
     Args:
         args: ``{argument name: kind}``; kinds are ``email``, ``iban``, ``url``, ``number``,

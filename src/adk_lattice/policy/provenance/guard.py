@@ -68,7 +68,7 @@ _MAX_INSTRUCTION: Final = 100_000
 
 
 class ProvenanceGuard:
-    """Deny (or send to a person) consequential calls steered by untrusted content.
+    """Deny (or send to a person) consequential calls directed by untrusted content.
 
     It observes every ``after_tool`` outcome and marks the session tainted when an
     untrusted tool's output entered the context (whatever handler rewrote that output);
