@@ -30,6 +30,7 @@ from adk_lattice.policy.provenance.taint import TAINT_KEY
 from adk_lattice.state import StateKey
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import run_app, user
+from tests.policy.test_provenance_channels import Bank
 
 # SequentialAgent warns that Workflow replaces it; the relay under test is the same.
 pytestmark = pytest.mark.filterwarnings(
@@ -39,18 +40,6 @@ pytestmark = pytest.mark.filterwarnings(
 ATTACKER = "GB29NWBK60161331926819"
 OWN = "DE89370400440532013000"
 PAYEE = StateKey("user:payee", str, "", "The user's own payee.")
-
-
-class Bank:
-    """A payment tool recording every payment that really ran."""
-
-    def __init__(self) -> None:
-        self.sent: list[str] = []
-
-    def send_money(self, recipient: str, amount: float) -> dict[str, Any]:
-        """Send money to an IBAN."""
-        self.sent.append(recipient)
-        return {"status": "sent"}
 
 
 def guard(**options: Any) -> ProvenanceGuard:
