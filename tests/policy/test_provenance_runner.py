@@ -1,4 +1,4 @@
-"""ProvenanceGuard through real Runners: injected tool output cannot steer a payment."""
+"""ProvenanceGuard through real Runners: injected tool output cannot redirect a payment."""
 
 from __future__ import annotations
 

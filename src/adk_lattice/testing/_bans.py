@@ -2,7 +2,7 @@
 
 Tool descriptions and argument schemas reach the model with system-prompt weight, at the
 moment it decides what to call, yet they are reviewed as code. Two kinds of phrase in them
-steer a model against the instructions its app gives it:
+push a model against the instructions its app gives it:
 
 - frequency instructions ("use this generously"), which the app's own prompt cannot see
   or countermand;
@@ -44,7 +44,7 @@ class Ban:
 _FREQUENCY = "a frequency instruction the app's own prompt cannot see or countermand"
 _GENRE = "names a genre, not what the text must contain; say what it must contain"
 
-#: The default bans: frequency and genre phrases that steer a model against its app's
+#: The default bans: frequency and genre phrases that push a model against its app's
 #: instructions. Extend or replace them: ``bans=(*DEFAULT_BANS, Ban("the codebase", "..."))``.
 DEFAULT_BANS: tuple[Ban, ...] = (
     Ban("generously", _FREQUENCY),
