@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from google.adk.agents import LlmAgent
 
-from adk_lattice import Lattice
+from adk_lattice import ConfigError, Lattice
 from adk_lattice.testing import FakeModel, LatticeRunner, ScriptedResponse
 
 
@@ -73,3 +73,14 @@ async def test_a_sqlite_store_path_resolves_from_the_config_folder(
     await _one_run(Lattice.from_config(path, on_config_error="raise"))
     assert (tmp_path / "conf" / "cache.db").exists()
     assert not (tmp_path / "elsewhere" / "cache.db").exists()
+
+
+def test_an_audit_file_in_a_missing_folder_fails_when_the_config_loads(tmp_path: Path) -> None:
+    """A config naming ``logs/audit.jsonl`` with no logs folder fails at load, naming it."""
+    path = _config(
+        tmp_path,
+        '[[telemetry]]\nuse = "adk_lattice.telemetry:AuditLog"\n'
+        'args = { sinks = "logs/audit.jsonl" }\n',
+    )
+    with pytest.raises(ConfigError, match="does not exist; create it"):
+        Lattice.from_config(path, on_config_error="raise")

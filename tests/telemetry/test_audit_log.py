@@ -348,3 +348,15 @@ async def test_the_prefix_can_be_turned_off(caplog: pytest.LogCaptureFixture) ->
     await run(agent("root", ScriptedResponse.text("hi")), Lattice(telemetry=[audit]))
     (entry,) = [r for r in caplog.records if r.name == "adk_lattice.audit"]
     assert json.loads(entry.getMessage())["outcome"] == "completed"
+
+
+def test_an_audit_file_in_a_missing_folder_fails_at_construction(tmp_path: Path) -> None:
+    """AuditLog("logs/audit.jsonl") without a logs folder raises when built, naming it."""
+    with pytest.raises(FileNotFoundError, match=r"folder .*logs. does not exist; create it"):
+        AuditLog(str(tmp_path / "logs" / "audit.jsonl"))
+
+
+def test_an_audit_path_that_is_a_folder_fails_at_construction(tmp_path: Path) -> None:
+    """A sink path naming a folder raises when built, not at the first audited turn."""
+    with pytest.raises(IsADirectoryError, match="is a folder: name a file in it"):
+        JsonlSink(tmp_path)

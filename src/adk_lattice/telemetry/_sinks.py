@@ -37,12 +37,25 @@ class JsonlSink:
     fragment is cut off again, so the file holds only whole lines.
 
     Args:
-        path: the file to append to.
+        path: the file to append to; its folder must exist.
         fsync: also ``fsync`` after each record (durable across a power loss; slower).
+
+    Raises:
+        FileNotFoundError: when the file's folder does not exist (checked here, so a typo in
+            the path fails when the app starts, not at its first audited turn).
+        IsADirectoryError: when ``path`` is a folder.
     """
 
     def __init__(self, path: str | os.PathLike[str], *, fsync: bool = False) -> None:
         self.path = Path(path)
+        if self.path.is_dir():
+            raise IsADirectoryError(f"audit file {str(self.path)!r} is a folder: name a file in it")
+        folder = self.path.parent
+        if not folder.is_dir():
+            raise FileNotFoundError(
+                f"audit file {str(self.path)!r}: the folder {str(folder)!r} does not exist; "
+                "create it first or name a file in an existing folder"
+            )
         self.fsync = fsync
         self.name = f"jsonl:{self.path.name}"
         self._lock = threading.Lock()
