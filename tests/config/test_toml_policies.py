@@ -11,7 +11,7 @@ import pytest
 from google.adk.agents import LlmAgent
 from google.adk.events.event import Event
 
-from adk_lattice import Lattice
+from adk_lattice import ConfigError, Lattice
 from adk_lattice.testing import FakeModel, LatticeRunner, ScriptedResponse
 
 S = ScriptedResponse
@@ -308,3 +308,16 @@ async def test_the_example_config_guards_the_example_app(
     assert (denial["status"], denial["code"]) == ("denied", "schema")
     (record,) = [r.audit for r in caplog.records if hasattr(r, "audit")]
     assert record["tool_calls"][0]["decision"] == "deny"
+
+
+def test_an_unquoted_dotted_model_price_fails_at_load_saying_to_quote_it(tmp_path: Path) -> None:
+    """``prices = { gemini-2.5-flash = ... }`` (TOML nests it) fails naming the quoted key."""
+    path = tmp_path / "lattice.toml"
+    path.write_text(
+        '[[policy]]\nuse = "adk_lattice.policy:TokenBudget"\n[policy.args]\n'
+        'budgets = [{ scope = "session", cost = 1.0 }]\n'
+        "prices = { gemini-2.5-flash = { input = 0.30, output = 2.50 } }\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError, match=r'quote it in TOML: "gemini-2\.5-flash"'):
+        Lattice.from_config(path, on_config_error="raise")

@@ -514,3 +514,9 @@ async def test_agent_tool_runs_count_against_the_users_request(scope: str) -> No
     budget = TokenBudget([Budget(scope, output_tokens=100, window_seconds=window)])  # type: ignore[arg-type]
     await _delegating(helper_model, budget).turn()
     assert helper_model.calls == 2  # 1 + 60 + 1 + 60 = 122: the next call is refused
+
+
+def test_a_price_with_a_misspelt_field_is_refused_naming_the_model() -> None:
+    """``{"input": 1, "outptu": 2}`` fails at construction, naming the model and the field."""
+    with pytest.raises(TypeError, match=r"price of model 'm'.*unknown \['outptu'\]"):
+        TokenBudget([Budget("session", output_tokens=10)], prices={"m": {"input": 1, "outptu": 2}})

@@ -136,6 +136,13 @@ def build(cls: Any, table: dict[str, Any], where: str, base: str | None = None) 
         if key not in fields:
             near = difflib.get_close_matches(key, fields, 1)
             hint = f" (did you mean {near[0]!r}?)" if near else ""
+            if isinstance(table[key], dict) and not near:
+                # TOML reads an unquoted ``a.b = {...}`` as nested tables ``a -> b``.
+                dotted = f"{where.rsplit('.', 1)[-1]}.{key}"
+                hint = (
+                    f" (a name with dots was read as nested tables; quote it in TOML: "
+                    f'"{dotted}" = {{ ... }})'
+                )
             raise Mismatch(
                 f"{where}.{key}",
                 f"{cls.__name__} has no field {key!r}{hint}; it has {', '.join(fields)}",

@@ -107,8 +107,37 @@ def _as_budget(value: Budget | Mapping[str, Any]) -> Budget:
     return value if isinstance(value, Budget) else Budget(**value)
 
 
-def _as_price(value: Price | Mapping[str, Any]) -> Price:
-    return value if isinstance(value, Price) else Price(**value)
+def _as_price(model: str, value: Price | Mapping[str, Any]) -> Price:
+    """One model's price from a ``Price`` or a ``{input, output}`` mapping.
+
+    Raises:
+        TypeError: for anything else, naming the model; a mapping of mappings is what TOML
+            makes of an unquoted dotted name (``gemini-2.5-flash`` reads as
+            ``gemini-2 -> 5-flash``), so that message says to quote it.
+    """
+    if isinstance(value, Price):
+        return value
+    if not isinstance(value, Mapping):
+        raise TypeError(
+            f"price of model {model!r}: give Price(input=..., output=...) or "
+            f"{{'input': ..., 'output': ...}}, not {type(value).__name__}"
+        )
+    nested = [k for k, v in value.items() if isinstance(v, Mapping)]
+    if nested:
+        dotted = f"{model}.{nested[0]}"
+        raise TypeError(
+            f"price of model {model!r} holds a table {nested[0]!r}: a model name with dots "
+            f'was read as nested keys; quote it in TOML: "{dotted}" = {{ input = ..., '
+            "output = ... }"
+        )
+    unknown = sorted(set(value) - {"input", "output"})
+    missing = sorted({"input", "output"} - set(value))
+    if unknown or missing:
+        raise TypeError(
+            f"price of model {model!r}: takes 'input' and 'output' (per million tokens); "
+            + (f"unknown {unknown}" if unknown else f"missing {missing}")
+        )
+    return Price(**value)
 
 
 def _part(value: object) -> str:
@@ -170,7 +199,7 @@ class TokenBudget:
         if store is not None and not isinstance(store, Store):
             raise TypeError(f"store must be an adk_lattice Store, got {type(store).__name__}")
         self.budgets = tuple(_as_budget(b) for b in budgets)
-        self.prices = {model: _as_price(p) for model, p in (prices or {}).items()}
+        self.prices = {model: _as_price(model, p) for model, p in (prices or {}).items()}
         self.store: Store = store if store is not None else MemoryStore(name=name)
         self.on_store_error = on_store_error
         self.message = message
