@@ -13,6 +13,9 @@ Usage::
     python benchmarks/instructions.py [TURNS]          # every configuration below, JSON out
     python benchmarks/instructions.py --child CONFIG KIND TURNS   # one run (under valgrind)
 
+``INSTR_CONFIGS=bare,bundle`` and ``INSTR_KINDS=tool`` run a subset (``bare`` is always
+run: the ratios divide by it).
+
 Needs ``valgrind`` on PATH; about forty minutes on one core of a loaded 2-core machine.
 """
 
@@ -68,6 +71,17 @@ def _count(config: str, kind: str, turns: int) -> int:
     return int(found.group(1))
 
 
+def _subset(variable: str, known: tuple[str, ...]) -> tuple[str, ...]:
+    """The names listed in the environment variable (all of ``known`` when it is unset)."""
+    import os
+
+    chosen = tuple(n for n in os.environ.get(variable, "").split(",") if n)
+    unknown = [n for n in chosen if n not in known]
+    if unknown:
+        raise SystemExit(f"{variable}: unknown {unknown}; expected some of {list(known)}")
+    return chosen or known
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--child"]:
         config, kind, turns = sys.argv[2], sys.argv[3], int(sys.argv[4])
@@ -77,9 +91,11 @@ def main() -> int:
         print(json.dumps({"scenario": "instructions", "error": "valgrind is not on PATH"}))
         return 0
     turns = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    per_turn: dict[str, dict[str, float]] = {kind: {} for kind in KINDS}
-    for kind in KINDS:
-        for config in CONFIGS:
+    kinds = _subset("INSTR_KINDS", KINDS)
+    configs = ("bare", *(c for c in _subset("INSTR_CONFIGS", CONFIGS) if c != "bare"))
+    per_turn: dict[str, dict[str, float]] = {kind: {} for kind in kinds}
+    for kind in kinds:
+        for config in configs:
             once, twice = _count(config, kind, turns), _count(config, kind, 2 * turns)
             per_turn[kind][config] = (twice - once) / turns
     results = {

@@ -37,7 +37,11 @@ REPETITIONS = int(os.environ.get("BENCH_REPS", "7"))
 
 def lookup_charge(charge_id: str) -> dict[str, Any]:
     """Look up one charge."""
-    return {"charge_id": charge_id, "amount": 12.5, "currency": "EUR"}
+    return {"charge_id": charge_id, "amount": _amount(charge_id), "currency": "EUR"}
+
+
+def _amount(charge_id: str) -> float:
+    return 10 + int(charge_id.removeprefix("ch_")) % 90 + 0.5
 
 
 class _Discard(list):  # type: ignore[type-arg]
@@ -45,15 +49,23 @@ class _Discard(list):  # type: ignore[type-arg]
         return None
 
 
+#: Distinct scripted turns before the script repeats: more than any scenario runs, so each
+#: turn's charge, tool result and answer are new text, as in a real conversation, and a memo
+#: of what the guards read cannot be served the same answer twice.
+SCRIPTED_TURNS = 5_000
+
+
 def _agent(kind: str) -> LlmAgent:
-    if kind == "tool":
-        script = [
-            ScriptedResponse.call("lookup_charge", charge_id="ch_1"),
-            ScriptedResponse.text("Charge ch_1 is EUR 12.50.", input_tokens=20, output_tokens=8),
-        ]
-    else:
-        script = [ScriptedResponse.text("Hello there.", input_tokens=10, output_tokens=4)]
-    # The script repeats forever (a benchmark never runs dry) and no request is kept.
+    script: list[ScriptedResponse] = []
+    for i in range(1, SCRIPTED_TURNS + 1):
+        if kind == "tool":
+            answer = f"Charge ch_{i} is EUR {_amount(f'ch_{i}'):.2f}."
+            script.append(ScriptedResponse.call("lookup_charge", charge_id=f"ch_{i}"))
+            script.append(ScriptedResponse.text(answer, input_tokens=20, output_tokens=8))
+        else:
+            answer = f"Hello there, this is answer {i}."
+            script.append(ScriptedResponse.text(answer, input_tokens=10, output_tokens=4))
+    # The script repeats (a benchmark never runs dry) and no request is kept.
     model = FakeModel(script, loop=True)
     model._requests = _Discard()
     return LlmAgent(name="billing", model=model, tools=[lookup_charge])

@@ -9,6 +9,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final, Literal
 
+from cachetools import LRUCache
+
 from .._common import Counts, kinds_code, report
 from ._phone import check_regions, phone_detector
 from ._stream import long_token
@@ -21,6 +23,11 @@ Strategy = Literal["redact", "mask", "hash", "block"]
 STRATEGIES: Final = ("redact", "mask", "hash", "block")
 #: Kinds that mark what was withheld unread rather than a value found.
 _WITHHELD: Final = frozenset({"OVERSIZE", "UNSCANNED", "MEDIA"})
+#: Texts up to this long have their spans remembered (keys, enum values, a user message the
+#: model reads again): a turn scans the same short texts many times, and a conversation
+#: repeats its field names on every tool call. Longer texts are scanned each time.
+MEMO_CHARS: Final = 512
+MEMO_ENTRIES: Final = 4_096
 
 
 class Scrubber:
@@ -77,6 +84,13 @@ class Scrubber:
         self.max_chars = max_chars
         self.name = name
         self._counts = Counts()
+        # Spans of short texts, by text. Only when every detector is built-in or a custom
+        # regex, whose spans depend on the text alone: a callable of one's own or an NER
+        # engine may not be a pure function of the text, so it is asked every time.
+        pure = engine is None and not any(callable(v) for v in (custom or {}).values())
+        self._memo: LRUCache[str, tuple[tuple[int, int, str], ...]] | None = (
+            LRUCache(MEMO_ENTRIES) if pure else None
+        )
 
     @property
     def counts(self) -> Mapping[str, int]:
@@ -95,7 +109,7 @@ class Scrubber:
             return f"[{kind}:{digest}]"
         return f"[REDACTED:{kind}]"
 
-    def _apply(self, text: str, spans: list[tuple[int, int, str]]) -> tuple[str, bool]:
+    def _apply(self, text: str, spans: Sequence[tuple[int, int, str]]) -> tuple[str, bool]:
         """Replace the spans; the flag says a ``block`` kind was among them."""
         out, last, blocked = [], 0, False
         for start, end, kind in spans:
@@ -121,6 +135,16 @@ class Scrubber:
     def _scan(self, text: str, *, streamed: bool = False) -> list[tuple[int, int, str]]:
         return scan(text, self._stream_detectors if streamed else self.detectors)
 
+    def _spans(self, text: str) -> Sequence[tuple[int, int, str]]:
+        """:meth:`_scan` of a whole text, remembered for short texts (see ``MEMO_CHARS``)."""
+        memo = self._memo
+        if memo is None or len(text) > MEMO_CHARS:
+            return scan(text, self.detectors)
+        found = memo.get(text)
+        if found is None:
+            found = memo[text] = tuple(scan(text, self.detectors))
+        return found
+
     def _scrub(self, text: str, *, streamed: bool = False) -> tuple[str, bool, set[str]]:
         """Like :meth:`scrub`, also returning the kinds found."""
         over = ""
@@ -129,7 +153,7 @@ class Scrubber:
             while cut > 0 and not text[cut - 1].isspace() and not text[cut].isspace():
                 cut -= 1
             text, over = text[:cut], text[cut:]
-        spans = self._scan(text, streamed=streamed)
+        spans = self._scan(text, streamed=True) if streamed else self._spans(text)
         if not spans and not over:
             return text, False, set()
         kinds = {s[2] for s in spans}
