@@ -31,6 +31,10 @@ class NoOp(BasePlugin):
         super().__init__("noop")
 
 
+#: ``BENCH_AUDIT_BACKGROUND=1``: the bundle's audit records are written by the worker thread.
+_BG = os.environ.get("BENCH_AUDIT_BACKGROUND") == "1"
+
+
 def _bundle(tmp: str, *, shadow: bool = False) -> Lattice:
     from adk_lattice import configure
     from adk_lattice.cache import ResponseCache
@@ -65,7 +69,7 @@ def _bundle(tmp: str, *, shadow: bool = False) -> Lattice:
             CapToolResult(max_items=20),
         ],
         cache=[ResponseCache(MemoryStore())],
-        telemetry=[Telemetry(), AuditLog(os.path.join(tmp, "audit.jsonl"))],
+        telemetry=[Telemetry(), AuditLog(os.path.join(tmp, "audit.jsonl"), background=_BG)],
     )
 
 

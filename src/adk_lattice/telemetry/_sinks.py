@@ -8,7 +8,6 @@ import logging
 import os
 import queue
 import threading
-import time
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -207,6 +206,9 @@ class BackgroundWriter:
         self._name = name
         self._thread: threading.Thread | None = None
         self._start_lock = threading.Lock()
+        #: Set by ``flush`` and ``close``: the worker writes at once instead of at the
+        #: interval's end.
+        self._urgent = threading.Event()
         self.dropped = 0
         atexit.register(_flush_at_exit, weakref.ref(self))
 
@@ -225,6 +227,7 @@ class BackgroundWriter:
         if self._thread is None or not self._thread.is_alive():
             return
         self._queue.put(_FLUSH)
+        self._urgent.set()
         self._queue.join()
 
     def close(self) -> None:
@@ -233,6 +236,7 @@ class BackgroundWriter:
         if thread is None or not thread.is_alive():
             return
         self._queue.put(_STOP)
+        self._urgent.set()
         thread.join()
         self._thread = None
 
@@ -243,19 +247,25 @@ class BackgroundWriter:
                 self._thread.start()
 
     def _run(self) -> None:
-        get = self._queue.get
+        # The worker sleeps through a batch's interval instead of waking for each record: in
+        # CPython every wake-up takes the GIL from the thread running the turns, so waking
+        # per record made a background audit cost more on the turn than writing it there.
+        get, urgent = self._queue.get, self._urgent
         while True:
             item = get()
+            if item is not _FLUSH and item is not _STOP:
+                urgent.wait(self._interval)  # a flush or close cuts the wait short
+            urgent.clear()
             batch: list[Mapping[str, Any]] = []
-            taken = 1
-            deadline = time.monotonic() + self._interval
-            while item is not _FLUSH and item is not _STOP:
-                batch.append(item)  # type: ignore[arg-type]
-                left = deadline - time.monotonic()
+            taken, stop = 1, item is _STOP
+            while True:
+                if item is _STOP:
+                    stop = True
+                elif item is not _FLUSH:
+                    batch.append(item)  # type: ignore[arg-type]
                 try:
-                    item = get(timeout=left) if left > 0 else self._queue.get_nowait()
+                    item = self._queue.get_nowait()
                 except queue.Empty:
-                    item = None
                     break
                 taken += 1
             if batch:
@@ -265,7 +275,7 @@ class BackgroundWriter:
                     logger.exception("adk_lattice: the audit writer failed on a batch")
             for _ in range(taken):
                 self._queue.task_done()
-            if item is _STOP:
+            if stop:
                 return
 
 
