@@ -76,11 +76,22 @@ STAT_NAMES: Final = (
     "skipped",  # calls not sent to a backend that failed less than retry_after ago
     "vector_adds",  # vector_add stored a row (the semantic cache)
     "vector_reads",  # vector_rows read a space
+    "out_of_range",  # incr refused: the amount or the new count is not a signed 64-bit int
 )
+
+#: Counters are signed 64-bit integers in every store (Redis's own range): an ``incr`` whose
+#: amount or result falls outside is refused (None), never wrapped, rounded or an outage.
+COUNTER_MIN: Final = -(2**63)
+COUNTER_MAX: Final = 2**63 - 1
+
+#: The longest ``ttl`` or counter window a store keeps, in seconds (about 100 years): a
+#: longer one, infinity included, is kept this long, which every backend can represent.
+MAX_TTL: Final = 100 * 365.25 * 86_400.0
 
 
 def check_ttl(ttl: float | None) -> float | None:
-    """Validate a time-to-live in seconds.
+    """Validate a time-to-live in seconds; one longer than :data:`MAX_TTL` (or infinite)
+    is :data:`MAX_TTL`.
 
     Raises:
         ValueError: when ``ttl`` is not None and not a positive number.
@@ -89,7 +100,7 @@ def check_ttl(ttl: float | None) -> float | None:
         return None
     if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
         raise ValueError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
-    return float(ttl)
+    return min(float(ttl), MAX_TTL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,7 +220,10 @@ class Store(ABC):
         The first increment of a key starts its window: the counter expires ``window``
         seconds later, and the next increment after that starts again from zero. A
         negative ``amount`` (giving back a reservation) never starts a window: on an
-        absent or expired counter it changes nothing and returns 0.
+        absent or expired counter it changes nothing and returns 0. Counters are signed
+        64-bit integers: an ``amount`` or a new count outside that range is refused (None,
+        counted as ``out_of_range``, the counter unchanged), not a backend failure. A
+        window longer than :data:`MAX_TTL` is :data:`MAX_TTL`.
 
         Args:
             key: the counter's name (a key space apart from the entries of ``get``/``set``).
@@ -218,7 +232,7 @@ class Store(ABC):
 
         Returns:
             The counter after this increment, or None when the backend failed (logged once
-            per outage and counted, like ``get`` and ``set``).
+            per outage and counted, like ``get`` and ``set``) or refused it.
 
         Raises:
             ValueError: on an empty key or a non-positive ``window``. TypeError: when
@@ -231,11 +245,15 @@ class Store(ABC):
             raise ValueError(f"window must be a positive number of seconds, got {window!r}")
         if isinstance(amount, bool) or not isinstance(amount, int):
             raise TypeError(f"amount must be an int, got {type(amount).__name__}")
+        if not COUNTER_MIN <= amount <= COUNTER_MAX:
+            self._stats["out_of_range"] += 1
+            return None
+        window = min(float(window), MAX_TTL)
         if self._skip():
             return None
         try:
             # A subclass written before amounts existed still counts by one.
-            args = (key, float(window)) if amount == 1 else (key, float(window), amount)
+            args = (key, window) if amount == 1 else (key, window, amount)
             count = await self._incr(*args)
         except Exception as exc:
             self._failed("incr", exc)
@@ -414,6 +432,8 @@ class Store(ABC):
         """Add ``amount`` atomically; None when the store refuses (e.g. its counters are full).
 
         A negative ``amount`` on an absent or expired counter changes nothing and returns 0.
+        A count that would leave [``COUNTER_MIN``, ``COUNTER_MAX``] is refused: the counter
+        stays as it was, ``out_of_range`` is counted and None returned.
         """
 
     @abstractmethod

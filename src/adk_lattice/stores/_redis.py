@@ -19,13 +19,19 @@ _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
 # INCRBY and the window's PEXPIRE in one server-side step: atomic across replicas, and a key
 # can never be left without an expiry by a client that dies between the two commands. A
-# negative amount (giving back) never creates a counter.
+# negative amount (giving back) never creates a counter. The amount goes to INCRBY as the
+# caller's digits (a Lua number is a double: past 2**53 it would round, past about 1e17 it
+# would be written in exponent form), and the count comes back as GET's digits for the same
+# reason; a sum past a signed 64-bit integer is refused (nil), the counter unchanged.
 _INCR_EXPIRE = """
-local amount = tonumber(ARGV[2])
-if amount < 0 and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local n = redis.call('INCRBY', KEYS[1], amount)
+if string.sub(ARGV[2], 1, 1) == '-' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local n = redis.pcall('INCRBY', KEYS[1], ARGV[2])
+if type(n) == 'table' and n.err then
+  if string.find(n.err, 'overflow', 1, true) then return false end
+  return n
+end
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return n
+return redis.call('GET', KEYS[1])
 """
 
 
@@ -184,8 +190,12 @@ class RedisStore(Store):
 
     async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         ms = max(1, int(window * 1000))
-        script_args = [ms, amount]
-        return int(await self._incr_script(keys=[f"{self.namespace}#{key}"], args=script_args))
+        script_args: list[int | str] = [ms, str(amount)]
+        count = await self._incr_script(keys=[f"{self.namespace}#{key}"], args=script_args)
+        if count is None:  # the sum would leave a signed 64-bit integer: refused
+            self._stats["out_of_range"] += 1
+            return None
+        return int(count)
 
     async def _delete(self, key: str) -> None:
         await self._client.delete(self._k(key))
