@@ -89,6 +89,10 @@ COUNTER_MAX: Final = 2**63 - 1
 MAX_TTL: Final = 100 * 365.25 * 86_400.0
 
 
+class StoreUnavailable(Exception):
+    """A store could not answer (:meth:`Store.fetch`): its backend failed or is paused."""
+
+
 def check_ttl(ttl: float | None) -> float | None:
     """Validate a time-to-live in seconds; one longer than :data:`MAX_TTL` (or infinite)
     is :data:`MAX_TTL`.
@@ -173,16 +177,34 @@ class Store(ABC):
 
     async def get(self, key: str) -> bytes | None:
         """The value stored under ``key``, or None when absent, expired or unreachable."""
+        try:
+            return await self.fetch(key)
+        except StoreUnavailable:
+            return None
+
+    async def fetch(self, key: str) -> bytes | None:
+        """Like :meth:`get`, but a store that cannot answer raises instead of missing.
+
+        For a policy that must tell "nothing stored" from "cannot know" (``ProtectState``
+        reads the application's record of a protected key with it). The failure is logged
+        and counted as for ``get``.
+
+        Returns:
+            The value, or None when absent or expired.
+
+        Raises:
+            StoreUnavailable: when the backend failed, or is paused after a failure.
+        """
         if _SHADOW.get() and not self._is_twin:
-            return await self._twin().get(key)
+            return await self._twin().fetch(key)
         _check_key(key)
         if self._skip():
-            return None
+            raise StoreUnavailable(f"store {self.name!r} is paused after a failure")
         try:
             value = await self._get(key)
         except Exception as exc:
             self._failed("get", exc)
-            return None
+            raise StoreUnavailable(f"store {self.name!r} failed ({type(exc).__name__})") from None
         self._ok()
         self._stats["hits" if value is not None else "misses"] += 1
         return value
