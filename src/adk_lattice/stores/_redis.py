@@ -109,16 +109,17 @@ class RedisStore(Store):
 
     Every key is written as ``{namespace}:{key}``, so several apps (or test runs) can share
     one Redis; counters (``incr``) are ``{namespace}#{key}``, a key space that entries and
-    ``delete_prefix`` never reach. ``incr`` is one Lua script (``INCRBY``, then ``PEXPIRE``
-    when the counter has no expiry yet), atomic across every replica. Timeouts are short and client
+    ``delete_prefix`` never reach, and vector spaces ``{namespace}~{kind}~{space}``.
+    ``incr`` is one Lua script (``INCRBY``, then ``PEXPIRE`` when the counter has no expiry
+    yet), atomic across every replica. Timeouts are short and client
     retries off by default: a cache that is slow to answer is worse than a miss. After a
     failure the store sends nothing for ``retry_after`` seconds (calls are misses, counted
     as ``skipped``), then tries again; the client reconnects by itself when Redis is back.
 
     Args:
         url: a Redis URL (``redis://host:port/db``); ignored when ``client`` is given.
-        namespace: the key prefix (without ``:`` or ``#``); entries of other namespaces are
-            never touched.
+        namespace: the key prefix (without ``:``, ``#`` or ``~``, the separators of entries,
+            counters and vector spaces); keys of other namespaces are never touched.
         client: an existing ``redis.asyncio.Redis`` to use instead (not closed by ``close``).
         connect_timeout: seconds to open a connection.
         socket_timeout: seconds to wait for a reply.
@@ -147,8 +148,10 @@ class RedisStore(Store):
         name: str = "redis",
     ) -> None:
         super().__init__(name=name, retry_after=retry_after)
-        if not namespace or ":" in namespace or "#" in namespace:
-            raise ValueError("namespace must be a non-empty string without ':' or '#'")
+        if not isinstance(namespace, str) or not namespace or any(c in namespace for c in ":#~"):
+            # ':' ends the entries' prefix, '#' the counters', '~' the vector spaces': with
+            # any of them, one namespace's keys could be another namespace's.
+            raise ValueError("namespace must be a non-empty string without ':', '#' or '~'")
         redis_asyncio = _import_redis()
         self.namespace = namespace
         self._scan_count = scan_count
