@@ -77,6 +77,7 @@ STAT_NAMES: Final = (
     "vector_adds",  # vector_add stored a row (the semantic cache)
     "vector_reads",  # vector_rows read a space
     "out_of_range",  # incr refused: the amount or the new count is not a signed 64-bit int
+    "vector_corrupt",  # vector_rows skipped a row that does not read (written by another party)
 )
 
 #: Counters are signed 64-bit integers in every store (Redis's own range): an ``incr`` whose
@@ -122,6 +123,32 @@ class VectorRow:
     vector: bytes
     meta: bytes
     expires_at: float | None
+
+
+def read_row(member: Any, vector: Any, meta: Any, expires_at: Any) -> VectorRow | None:
+    """A row as a backend returned it, or None when a field has the wrong type.
+
+    A backend shared with other writers (another process, another version) may hold a row
+    this package never wrote; such a row is skipped, not a failure of the whole space.
+    """
+    if isinstance(member, bytes):
+        try:
+            member = member.decode()
+        except UnicodeDecodeError:
+            return None
+    if not isinstance(member, str) or not member:
+        return None
+    if not isinstance(vector, bytes | bytearray | memoryview):
+        return None
+    if not isinstance(meta, bytes | bytearray | memoryview):
+        return None
+    if expires_at is not None:
+        if isinstance(expires_at, bool) or not isinstance(expires_at, int | float):
+            return None
+        if expires_at != expires_at:  # NaN: no expiry it could mean
+            return None
+        expires_at = float(expires_at)
+    return VectorRow(member, bytes(vector), bytes(meta), expires_at)
 
 
 @dataclass(frozen=True, slots=True)

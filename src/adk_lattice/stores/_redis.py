@@ -10,7 +10,7 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any
 
-from ._base import Store, VectorRow, VectorRows
+from ._base import Store, VectorRow, VectorRows, read_row
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -91,6 +91,20 @@ redis.call('SET', KEYS[4], redis.call('INCR', KEYS[5]))
 if keep > 0 then redis.call('PEXPIRE', KEYS[4], keep) end
 return 1
 """
+
+
+def _parse_row(member: Any, value: Any, expires: Any) -> VectorRow | None:
+    """One row of ``_VECTOR_ROWS``: the vector's length, the vector, the meta; or None."""
+    if not isinstance(value, bytes) or len(value) < 4:
+        return None
+    (size,) = struct.unpack_from("<I", value)
+    if size > len(value) - 4:
+        return None
+    try:
+        exp = None if expires in (b"inf", "inf") else float(expires) / 1000
+    except (TypeError, ValueError):
+        return None
+    return read_row(member, value[4 : 4 + size], value[4 + size :], exp)
 
 
 def _import_redis() -> Any:
@@ -239,11 +253,12 @@ class RedisStore(Store):
     async def _vector_rows(self, space: str) -> VectorRows:
         out = await self._vector_rows_script(keys=self._space_keys(space))
         rows = []
-        for i in range(1, len(out), 3):
-            member, value, expires = out[i], out[i + 1], out[i + 2]
-            (size,) = struct.unpack_from("<I", value)
-            exp = None if expires in (b"inf", "inf") else float(expires) / 1000
-            rows.append(VectorRow(member.decode(), value[4 : 4 + size], value[4 + size :], exp))
+        for i in range(1, len(out) - 2, 3):
+            row = _parse_row(out[i], out[i + 1], out[i + 2])
+            if row is None:  # a row another writer left that does not read: skipped
+                self._stats["vector_corrupt"] += 1
+            else:
+                rows.append(row)
         return VectorRows(int(out[0]), tuple(rows))
 
     async def _vector_remove(self, space: str, member: str) -> None:
