@@ -228,3 +228,30 @@ def test_bad_arguments_exit_2(in_project: Path, args: tuple[str, ...]) -> None:
     with pytest.raises(SystemExit) as exit_:
         main(list(args))
     assert exit_.value.code == 2
+
+
+def test_config_check_never_prints_an_env_value(tmp_path: Path) -> None:
+    """A handler refusing an ``@env`` value is reported naming the variable, not its value."""
+    (tmp_path / "lattice.toml").write_text(
+        '[stores.m]\ntype = "memory"\n\n[[cache]]\nuse = "adk_lattice.cache:ResponseCache"\n'
+        'args = { store = "@stores.m", scope = "@env.CACHE_SCOPE" }\n'
+    )
+    secret = "sk-live-'4f9\\x"
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
+        "CACHE_SCOPE": secret,
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "adk_lattice", "config", "check", "lattice.toml"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    printed = done.stdout + done.stderr
+    assert done.returncode == 1
+    assert "not '@env.CACHE_SCOPE'" in printed or 'not "@env.CACHE_SCOPE"' in printed
+    assert "sk-live" not in printed

@@ -87,6 +87,42 @@ async def test_hits_and_corrupt_entries_are_counted_and_noted() -> None:
     await rig.close()
 
 
+async def test_a_stored_entry_serves_only_the_fields_the_cache_keeps() -> None:
+    """Fields another writer added to an entry (error code, usage, partial) are not served."""
+    store = MemoryStore()
+    rig = Rig([S.text("Paris.")], cache=[ResponseCache(store)])
+    await rig.ask("Capital of France?")
+    [key] = list(store._entries)
+    entry = json.loads((await store.get(key)) or b"")
+    entry["response"] |= {
+        "error_code": "SAFETY",
+        "partial": True,
+        "interrupted": True,
+        "usage_metadata": {"prompt_token_count": 10**12},
+    }
+    await store.set(key, json.dumps(entry).encode())
+    [event] = [e for e in await rig.ask("Capital of France?") if e.content]
+    assert (text_of([event]), rig.model.calls) == ("Paris.", 1)
+    assert (event.error_code, event.partial, event.interrupted) == (None, None, None)
+    assert event.usage_metadata is None
+    await rig.close()
+
+
+async def test_an_entry_nested_past_the_recursion_limit_is_a_corrupt_miss() -> None:
+    """An entry of JSON nested 100,000 deep is a corrupt miss: the model answers, the
+    fresh answer replaces it."""
+    store = MemoryStore()
+    cache = ResponseCache(store)
+    rig = Rig([S.text("one"), S.text("two")], cache=[cache])
+    await rig.ask("Hi")
+    [key] = list(store._entries)
+    await store.set(key, b'{"response":' + b"[" * 100_000)
+    assert text_of(await rig.ask("Hi")) == "two"
+    assert text_of(await rig.ask("Hi")) == "two"
+    assert (cache.stats["corrupt"], rig.model.calls) == (1, 2)
+    await rig.close()
+
+
 async def test_a_coalesced_hit_is_marked_as_such() -> None:
     """A request served by another request's model call carries coalesced=True."""
     cache = ResponseCache(MemoryStore(), scope="app", coalesce=True)

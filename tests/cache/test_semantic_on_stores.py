@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
+import redis
 
 from adk_lattice.cache import RedisStore, SemanticResponseCache, SQLiteStore
+from adk_lattice.policy import RateLimit
 from adk_lattice.testing import ScriptedResponse
 from tests._redis import RedisServer
 from tests.cache.rig import Rig, text_of
@@ -70,5 +74,46 @@ async def test_a_redis_outage_makes_the_semantic_cache_a_miss(
     server.stop()
     events = await rig.ask("what is the capital of france")
     assert (text_of(events), rig.model.calls) == ("two", 2)
+    await rig.close()
+    await store.close()
+
+
+@pytest.mark.redis
+async def test_a_row_another_writer_left_unreadable_is_skipped(redis_server: RedisServer) -> None:
+    """A truncated row in a Redis space is skipped: the paraphrase is still served, the store
+    stays up, and a rate limit sharing it counts the next call instead of denying it."""
+    store = RedisStore(redis_server.url, namespace="semantic_corrupt")
+    rate = RateLimit(100, 60, store=store)
+    cache = SemanticResponseCache(store)
+    rig = Rig([S.text("Paris."), S.text("Bread.")], cache=[cache], policy=[rate])
+    await rig.ask("What is the capital of France?")
+    r = redis.Redis(port=redis_server.port)
+    (rows,) = r.scan_iter("semantic_corrupt~h~*")
+    r.hset(rows, "junk", b"\x01")
+    r.zadd(rows.replace(b"~h~", b"~z~", 1), {"junk": 10**9})
+    r.zadd(rows.replace(b"~h~", b"~e~", 1), {"junk": "+inf"})
+    r.incr(rows.replace(b"~h~", b"~v~", 1))
+    served = await rig.ask("what is the capital of france")
+    after = await rig.ask("How do I bake bread?")
+    assert (text_of(served), text_of(after)) == ("Paris.", "Bread.")
+    assert (store.stats["vector_corrupt"], store.stats["errors"]) == (1, 0)
+    await rig.close()
+    await store.close()
+
+
+async def test_a_stretched_row_does_not_outscore_every_question(tmp_path: Path) -> None:
+    """A row another writer stretched to 1000 times unit length matches only its paraphrases,
+    not every question of the scope."""
+    path = tmp_path / "cache.sqlite3"
+    store = SQLiteStore(path)
+    rig = Rig([S.text("Paris."), S.text("Bread.")], cache=[SemanticResponseCache(store)])
+    await rig.ask("What is the capital of France?")
+    with sqlite3.connect(path) as db:
+        ((space, vector),) = db.execute("SELECT space, vector FROM vectors").fetchall()
+        stretched = (np.frombuffer(vector, dtype="<f4") * 1000).astype("<f4").tobytes()
+        db.execute("UPDATE vectors SET vector = ?", (stretched,))
+        db.execute("UPDATE vector_spaces SET version = version + 1 WHERE space = ?", (space,))
+    events = await rig.ask("capital of France population")  # served "Paris." unnormalised
+    assert text_of(events) == "Bread."
     await rig.close()
     await store.close()

@@ -94,9 +94,10 @@ async def test_a_result_with_a_lone_surrogate_is_served_back_unchanged() -> None
     assert rig.recorder.of("after_tool")[-1].final == {"note": "half \ud800 pair"}
 
 
-@pytest.mark.parametrize("raw", [b"{}", b"[1, 2]", b'"charge"', b"5"])
+@pytest.mark.parametrize("raw", [b"{}", b"[1, 2]", b'"charge"', b"5", b"[" * 100_000])
 async def test_an_entry_that_is_not_a_non_empty_object_is_corrupt(raw: bytes) -> None:
-    """Valid JSON that is not a non-empty object is never served: counted corrupt, tool runs."""
+    """JSON that is not a non-empty object (or nests past Python's recursion limit) is never
+    served: counted corrupt, the tool runs."""
     store = MemoryStore()
     cache = ToolResultCache(store, ["lookup_charge"])
     rig = Rig(_lookups("c1", "c1"), cache=[cache], tools=[lookup_charge])

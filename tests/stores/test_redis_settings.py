@@ -64,10 +64,10 @@ def test_a_default_store_is_named_redis_and_names_its_namespace() -> None:
     assert RedisStore(namespace="billing").namespace == "billing"
 
 
-@pytest.mark.parametrize("namespace", ["", "a:b", "a#b"])
+@pytest.mark.parametrize("namespace", ["", "a:b", "a#b", "a~b"])
 def test_a_bad_namespace_is_refused_with_the_rule(namespace: str) -> None:
-    """An empty namespace, or one holding ':' or '#', is refused saying what is allowed."""
-    rule = "namespace must be a non-empty string without ':' or '#'"
+    """An empty namespace, or one holding ':', '#' or '~', is refused saying what is allowed."""
+    rule = "namespace must be a non-empty string without ':', '#' or '~'"
     with pytest.raises(ValueError, match=f"^{rule}$"):
         RedisStore(namespace=namespace)
 

@@ -103,6 +103,13 @@ async def test_closed_port_incr_is_a_counted_none() -> None:
     await store.close()
 
 
+def test_namespace_with_a_tilde_is_refused() -> None:
+    """A namespace containing '~' is a clear error: "billing~h" would share the rows hash of
+    namespace "billing"'s space "h~x"."""
+    with pytest.raises(ValueError, match="namespace"):
+        RedisStore(namespace="billing~h")
+
+
 def test_namespace_with_a_hash_is_refused() -> None:
     """A namespace containing '#' (the counter separator) is a clear error."""
     with pytest.raises(ValueError, match="namespace"):

@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from adk_lattice.stores import Store
+from adk_lattice.stores import Store, StoreUnavailable
 from adk_lattice.stores._base import STAT_NAMES
 
 
@@ -126,3 +126,26 @@ async def test_an_outage_first_met_by_a_get_is_logged_naming_get(
     assert [r.getMessage() for r in caplog.records] == [
         "adk_lattice: store 'switchable' failed on get (ConnectionError); treating it as a miss"
     ]
+
+
+async def test_fetch_of_an_absent_key_is_none() -> None:
+    """fetch misses like get when the backend answers that nothing is stored."""
+    assert await Switchable().fetch("k") is None
+
+
+async def test_fetch_raises_when_the_backend_fails() -> None:
+    """A failing backend makes fetch raise StoreUnavailable (get would read a miss)."""
+    store = Switchable()
+    store.down = True
+    with pytest.raises(StoreUnavailable, match="ConnectionError"):
+        await store.fetch("k")
+    assert store.stats["errors"] == 1
+
+
+async def test_fetch_raises_while_the_store_is_paused() -> None:
+    """A store paused after a failure makes fetch raise, its backend not asked."""
+    store = await _paused()
+    calls = store.calls
+    with pytest.raises(StoreUnavailable, match="paused"):
+        await store.fetch("a:1")
+    assert store.calls == calls

@@ -101,6 +101,14 @@ async def test_bad_ttl_is_a_clear_error(store: Store) -> None:
         await store.set("k", b"v", ttl=0)
 
 
+@pytest.mark.parametrize("ttl", [float("inf"), 1e300])
+async def test_a_ttl_past_a_century_is_kept_a_century(store: Store, ttl: float) -> None:
+    """An infinite or huge TTL stores the entry (kept ``MAX_TTL``), with no backend error."""
+    assert await store.set("k", b"v", ttl=ttl) is True
+    assert await store.get("k") == b"v"
+    assert store.stats["errors"] == 0
+
+
 async def test_empty_key_is_a_clear_error(store: Store) -> None:
     """An empty key is refused."""
     with pytest.raises(ValueError, match="key"):

@@ -186,3 +186,38 @@ async def test_a_store_written_before_amounts_still_counts() -> None:
 
     store = OldStore()
     assert [await store.incr("k", 60) for _ in range(2)] == [1, 2]
+
+
+async def test_an_amount_past_2_53_counts_exactly(store: Store) -> None:
+    """Amounts a float cannot hold (2**53 + 1, 2**63 - 1) are added digit for digit."""
+    assert await store.incr("a", 60, 2**53 + 1) == 2**53 + 1
+    assert await store.incr("b", 60, 2**63 - 1) == 2**63 - 1
+
+
+async def test_a_sum_past_64_bits_is_refused_and_leaves_the_counter(store: Store) -> None:
+    """An increment that would carry a counter past 2**63 - 1 returns None; the count stays."""
+    await store.incr("k", 60, 2**63 - 2)
+    assert await store.incr("k", 60, 5) is None
+    assert await store.incr("k", 60, 0) == 2**63 - 2
+    assert (store.stats["out_of_range"], store.stats["errors"], store.healthy) == (1, 0, True)
+
+
+async def test_a_give_back_past_64_bits_is_refused(store: Store) -> None:
+    """A give-back that would carry a counter below -2**63 returns None; the count stays."""
+    await store.incr("k", 60, 1)
+    assert await store.incr("k", 60, -(2**63)) == 1 - 2**63
+    assert await store.incr("k", 60, -2) is None
+    assert await store.incr("k", 60, 0) == 1 - 2**63
+
+
+async def test_an_amount_past_64_bits_is_refused_without_an_outage(store: Store) -> None:
+    """An amount of 2**63 is refused (None) without reaching the backend or pausing it."""
+    assert await store.incr("k", 60, 2**63) is None
+    assert await store.incr("k", 60) == 1
+    assert (store.stats["out_of_range"], store.stats["errors"]) == (1, 0)
+
+
+async def test_an_infinite_window_counts(store: Store) -> None:
+    """A window of infinity (the longest a store keeps) counts like any other."""
+    assert [await store.incr("k", float("inf")) for _ in range(2)] == [1, 2]
+    assert store.stats["errors"] == 0

@@ -28,6 +28,8 @@ from .convert import Mismatch, convert, hints
 _ENTRY_KEYS: Final = ("use", "args", *_OPTIONS)
 _STATE_TYPES: Final = {"str": str, "int": int, "float": float, "bool": bool}
 _STATE_KEYS: Final = ("key", "type", "default", "doc")
+#: The shortest ``@env`` value kept out of findings (see :meth:`Finder.secret`).
+_SHORTEST_SECRET: Final = 4
 #: The store types a config may declare, and the class each builds.
 STORE_TYPES: Final = {
     "memory": "adk_lattice.stores:MemoryStore",
@@ -48,6 +50,18 @@ class Finder:
         self.file = file
         self.base = base
         self.findings: list[str] = []
+        #: ``@env`` values read so far -> the reference that names each (see :meth:`secret`).
+        self._secrets: dict[str, str] = {}
+
+    def secret(self, name: str, value: str) -> None:
+        """Never print ``value`` (read from ``@env.NAME``): findings say ``@env.NAME``.
+
+        A handler's refusal quotes what it was given (``not 'sk-live-...'``), and findings
+        are printed by ``config check`` and logged by a refusing lattice. Values of fewer
+        than four characters are too short to be secrets and too common to replace.
+        """
+        if len(value) >= _SHORTEST_SECRET:
+            self._secrets[value] = f"@env.{name}"
 
     def import_object(self, reference: str) -> Any:
         """:func:`import_object` with the config file's folder on the import path."""
@@ -55,6 +69,9 @@ class Finder:
 
     def add(self, table: str, key: str, message: str) -> None:
         where = f"{table} {key}" if key else table
+        for value, reference in sorted(self._secrets.items(), key=lambda s: -len(s[0])):
+            for form in (value, repr(value)[1:-1]):  # as given, and as a repr quotes it
+                message = message.replace(form, reference)
         self.findings.append(f"{self.file}: {where}: {message}")
 
 
@@ -160,7 +177,9 @@ def resolve(find: Finder, table: str, key: str, value: Any, refs: Mapping[str, A
     if kind == "env":
         if name not in os.environ:
             find.add(table, key, f"environment variable {name!r} is not set")
-        return os.environ.get(name)
+            return None
+        find.secret(name, os.environ[name])
+        return os.environ[name]
     if kind in ("stores", "state"):
         found = refs[kind].get(name)
         if found is None:
@@ -205,6 +224,7 @@ def build_store(find: Finder, name: str, spec: Mapping[str, Any]) -> Any:
             find.add(table, "url_env", f"environment variable {env!r} is not set")
             return None
         args["url"] = os.environ[env]
+        find.secret(env, args["url"])
     args.setdefault("name", name)
     try:
         factory = find.import_object(STORE_TYPES[kind])

@@ -106,6 +106,18 @@ class ScopeIndex:
             texts.append(text)
             expires.append(row.expires_at if row.expires_at is not None else float("inf"))
         matrix = np.frombuffer(b"".join(vectors), dtype="<f4").reshape(len(members), dim)
+        # Rows are unit vectors as this package writes them; one another writer left longer
+        # would outscore every question, one holding NaN would score as nothing.
+        with np.errstate(over="ignore", invalid="ignore"):
+            norms = np.sqrt(np.einsum("ij,ij->i", matrix, matrix))
+        if not (np.abs(norms - 1) < 1e-3).all():  # cheap check; rows written here pass it
+            usable = np.isfinite(norms) & (norms > 0)
+            self.skipped += int((~usable).sum())
+            keep = np.flatnonzero(usable).tolist()
+            members = [members[i] for i in keep]
+            texts = [texts[i] for i in keep]
+            expires = [expires[i] for i in keep]
+            matrix = (matrix[usable] / norms[usable, None]).astype("<f4")
         copy = _Copy(rows.version, matrix, members, texts, np.asarray(expires, dtype="f8"))
         old = self._copies.pop(space, None)
         if old is not None:

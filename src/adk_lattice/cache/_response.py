@@ -209,9 +209,14 @@ class ResponseCache:
     ) -> LlmResponse | None:
         try:
             entry = json.loads(raw)
-            response = LlmResponse.model_validate(entry["response"])
+            stored = entry["response"]
+            # Only what this cache stores is served: a field another writer added (an error
+            # code, usage, partial) never reaches ADK from the store.
+            kept = {k: v for k, v in stored.items() if k in _KEPT}
+            response = LlmResponse.model_validate(kept)
             stored_at = float(entry["stored_at"])
-        except (ValueError, TypeError, KeyError) as exc:  # pydantic errors are ValueErrors
+        except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+            # pydantic errors are ValueErrors; RecursionError: JSON nested past Python's limit
             self._stats["corrupt"] += 1
             # The type only: a validation message quotes the stored (model-made) content.
             logger.warning(

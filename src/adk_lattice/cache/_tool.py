@@ -165,7 +165,7 @@ class ToolResultCache:
     def _decode(raw: bytes) -> dict[str, Any] | None:
         try:
             value = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested past Python's limit
             return None
         return value if isinstance(value, dict) and value else None
 

@@ -222,6 +222,11 @@ class Keyed(Generic[V]):
         with self._lock:
             return self._data.pop(key, None)
 
+    def items(self) -> list[tuple[Any, V]]:
+        """A snapshot of the entries, oldest first."""
+        with self._lock:
+            return list(self._data.items())
+
     def drop_where(self, first: Any) -> None:
         """Forget every tuple key whose first item is ``first`` (an invocation id)."""
         with self._lock:

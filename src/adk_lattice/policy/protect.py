@@ -20,7 +20,7 @@ from google.adk.events.event_actions import EventActions
 from google.genai import types
 
 from ..state import REFUSED_WRITES, REGISTRY, StateKey, StateKeys
-from ..stores import MemoryStore, Store
+from ..stores import MemoryStore, Store, StoreUnavailable
 from ._common import Counts, Keyed, report
 
 logger = logging.getLogger("adk_lattice.policy")
@@ -29,6 +29,8 @@ logger = logging.getLogger("adk_lattice.policy")
 CODE: Final = "protected_state"
 #: The reason code of a run refused because an app-wide key's value cannot be restored.
 UNVERIFIED: Final = "protected_state_unverified"
+#: The reason code of a run refused because the store of the records cannot answer.
+UNAVAILABLE: Final = "protected_state_unavailable"
 #: The prefix of the store keys holding the application's record of each protected key.
 RECORD_PREFIX: Final = "adk_lattice.protect:"
 #: The record of an ``app:`` key whose value no one can vouch for: every run is refused
@@ -118,6 +120,10 @@ class ProtectState:
     names only, never values), counted, and listed for the rest of the invocation in
     ``temp:adk_lattice.refused_writes`` (:meth:`StateKey.refused` reads it).
 
+    A store that cannot answer never reads as "no record": the run is refused
+    (``protected_state_unavailable``). A record the store failed to write is kept in the
+    process and written before the next run reads a record (refused until then).
+
     What it cannot tell apart: a protected ``user:`` or ``app:`` value the application
     writes outside the Runner (``create_session(state=...)`` for a user who already has a
     record, a direct session-service write) from a client's; call :meth:`adopt` after such a
@@ -134,7 +140,8 @@ class ProtectState:
         name: the handler name.
 
     Attributes:
-        counts: ``refused:client``, ``refused:tool``, ``allowed:tool``, ``unverified``.
+        counts: ``refused:client``, ``refused:tool``, ``allowed:tool``, ``unverified``,
+            ``unavailable``.
     """
 
     def __init__(
@@ -160,13 +167,17 @@ class ProtectState:
         self._calls: Keyed[dict[str, Any]] = Keyed()
         #: invocation id -> the canonical values of the lasting keys once checked.
         self._checked: Keyed[dict[str, bytes]] = Keyed()
+        #: record key -> the record a failed store write could not keep, written again
+        #: before any run of this process reads a record.
+        self._unsaved: Keyed[bytes] = Keyed()
 
     #: Scoped, it would skip the run hooks that undo a client's writes.
     _adk_lattice_unscoped: ClassVar[tuple[str, ...]] = ("tools", "agents")
 
     @property
     def counts(self) -> Mapping[str, int]:
-        """Counters: ``refused:client``, ``refused:tool``, ``allowed:tool``, ``unverified``."""
+        """Counters: ``refused:client``, ``refused:tool``, ``allowed:tool``, ``unverified``,
+        ``unavailable``."""
         return self._counts.snapshot()
 
     def declared_names(self) -> dict[str, frozenset[str]]:
@@ -191,7 +202,29 @@ class ProtectState:
                 await self._record(session, key, session.state.get(key, _ABSENT))
 
     async def _record(self, session: Any, key: str, value: Any) -> None:
-        await self.store.set(_record_key(session, key), _canon(value))
+        await self._write(_record_key(session, key), _canon(value))
+
+    async def _write(self, record_key: str, record: bytes) -> None:
+        """Write a record; one the store fails to keep is kept here and written again later
+        (an older record would otherwise undo the application's newer value)."""
+        if await self.store.set(record_key, record):
+            self._unsaved.pop(record_key)  # an older unsaved record must not come back
+        else:
+            self._unsaved.put(record_key, record)
+
+    async def _records(self, session: Any, keys: list[str]) -> dict[str, bytes | None]:
+        """The records of ``keys``, after writing the ones a failed write left unsaved.
+
+        Raises:
+            StoreUnavailable: when an unsaved record still cannot be written, or a record
+                cannot be read (an unreadable record is not an absent one).
+        """
+        for record_key, record in self._unsaved.items():
+            if not await self.store.set(record_key, record):
+                raise StoreUnavailable(f"store {self.store.name!r} keeps no record")
+            if self._unsaved.get(record_key) == record:  # not replaced meanwhile
+                self._unsaved.pop(record_key)
+        return {k: await self.store.fetch(_record_key(session, k)) for k in keys}
 
     # -- a client's state delta ----------------------------------------------------------------
 
@@ -220,7 +253,19 @@ class ProtectState:
                     state[key] = want
                 refused.append(key)
         lasting = sorted(k for k in protected if not k.startswith(_TEMP))
-        records = {k: await self.store.get(_record_key(session, k)) for k in lasting}
+        try:
+            records = await self._records(session, lasting) if lasting else {}
+        except StoreUnavailable:
+            self._counts.bump("unavailable")
+            logger.warning(
+                "adk_lattice: %s refused the run: the records of protected state cannot be "
+                "read (%s)",
+                self.name,
+                UNAVAILABLE,
+            )
+            report(ic, "deny", self.name, UNAVAILABLE)
+            text = "This request cannot run right now: protected settings cannot be checked."
+            return types.Content(role="model", parts=[types.Part(text=text)])
         unsure = [k for k in lasting if records[k] != _canon(state.get(k, _ABSENT))]
         restore: dict[str, Any] = {}
         unverified: list[str] = []
@@ -230,7 +275,7 @@ class ProtectState:
                 await self._record(session, key, state.get(key, _ABSENT))
         if unverified:
             for key in unverified:  # so no other session adopts the client's value
-                await self.store.set(_record_key(session, key), _UNKNOWN)
+                await self._write(_record_key(session, key), _UNKNOWN)
             self._counts.bump(*("unverified" for _ in unverified))
             logger.warning(
                 "adk_lattice: %s refused the run: the application's value of %s is unknown "

@@ -6,9 +6,17 @@ counters. A failing backend is a miss, logged once per outage and counted, never
 exception in the run.
 """
 
-from ._base import Store, VectorRow, VectorRows
+from ._base import Store, StoreUnavailable, VectorRow, VectorRows
 from ._memory import MemoryStore
 from ._redis import RedisStore
 from ._sqlite import SQLiteStore
 
-__all__ = ["MemoryStore", "RedisStore", "SQLiteStore", "Store", "VectorRow", "VectorRows"]
+__all__ = [
+    "MemoryStore",
+    "RedisStore",
+    "SQLiteStore",
+    "Store",
+    "StoreUnavailable",
+    "VectorRow",
+    "VectorRows",
+]

@@ -76,11 +76,27 @@ STAT_NAMES: Final = (
     "skipped",  # calls not sent to a backend that failed less than retry_after ago
     "vector_adds",  # vector_add stored a row (the semantic cache)
     "vector_reads",  # vector_rows read a space
+    "out_of_range",  # incr refused: the amount or the new count is not a signed 64-bit int
+    "vector_corrupt",  # vector_rows skipped a row that does not read (written by another party)
 )
+
+#: Counters are signed 64-bit integers in every store (Redis's own range): an ``incr`` whose
+#: amount or result falls outside is refused (None), never wrapped, rounded or an outage.
+COUNTER_MIN: Final = -(2**63)
+COUNTER_MAX: Final = 2**63 - 1
+
+#: The longest ``ttl`` or counter window a store keeps, in seconds (about 100 years): a
+#: longer one, infinity included, is kept this long, which every backend can represent.
+MAX_TTL: Final = 100 * 365.25 * 86_400.0
+
+
+class StoreUnavailable(Exception):
+    """A store could not answer (:meth:`Store.fetch`): its backend failed or is paused."""
 
 
 def check_ttl(ttl: float | None) -> float | None:
-    """Validate a time-to-live in seconds.
+    """Validate a time-to-live in seconds; one longer than :data:`MAX_TTL` (or infinite)
+    is :data:`MAX_TTL`.
 
     Raises:
         ValueError: when ``ttl`` is not None and not a positive number.
@@ -89,7 +105,7 @@ def check_ttl(ttl: float | None) -> float | None:
         return None
     if isinstance(ttl, bool) or not isinstance(ttl, int | float) or not ttl > 0:
         raise ValueError(f"ttl must be a positive number of seconds or None, got {ttl!r}")
-    return float(ttl)
+    return min(float(ttl), MAX_TTL)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +123,32 @@ class VectorRow:
     vector: bytes
     meta: bytes
     expires_at: float | None
+
+
+def read_row(member: Any, vector: Any, meta: Any, expires_at: Any) -> VectorRow | None:
+    """A row as a backend returned it, or None when a field has the wrong type.
+
+    A backend shared with other writers (another process, another version) may hold a row
+    this package never wrote; such a row is skipped, not a failure of the whole space.
+    """
+    if isinstance(member, bytes):
+        try:
+            member = member.decode()
+        except UnicodeDecodeError:
+            return None
+    if not isinstance(member, str) or not member:
+        return None
+    if not isinstance(vector, bytes | bytearray | memoryview):
+        return None
+    if not isinstance(meta, bytes | bytearray | memoryview):
+        return None
+    if expires_at is not None:
+        if isinstance(expires_at, bool) or not isinstance(expires_at, int | float):
+            return None
+        if expires_at != expires_at:  # NaN: no expiry it could mean
+            return None
+        expires_at = float(expires_at)
+    return VectorRow(member, bytes(vector), bytes(meta), expires_at)
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,16 +204,34 @@ class Store(ABC):
 
     async def get(self, key: str) -> bytes | None:
         """The value stored under ``key``, or None when absent, expired or unreachable."""
+        try:
+            return await self.fetch(key)
+        except StoreUnavailable:
+            return None
+
+    async def fetch(self, key: str) -> bytes | None:
+        """Like :meth:`get`, but a store that cannot answer raises instead of missing.
+
+        For a policy that must tell "nothing stored" from "cannot know" (``ProtectState``
+        reads the application's record of a protected key with it). The failure is logged
+        and counted as for ``get``.
+
+        Returns:
+            The value, or None when absent or expired.
+
+        Raises:
+            StoreUnavailable: when the backend failed, or is paused after a failure.
+        """
         if _SHADOW.get() and not self._is_twin:
-            return await self._twin().get(key)
+            return await self._twin().fetch(key)
         _check_key(key)
         if self._skip():
-            return None
+            raise StoreUnavailable(f"store {self.name!r} is paused after a failure")
         try:
             value = await self._get(key)
         except Exception as exc:
             self._failed("get", exc)
-            return None
+            raise StoreUnavailable(f"store {self.name!r} failed ({type(exc).__name__})") from None
         self._ok()
         self._stats["hits" if value is not None else "misses"] += 1
         return value
@@ -209,7 +269,10 @@ class Store(ABC):
         The first increment of a key starts its window: the counter expires ``window``
         seconds later, and the next increment after that starts again from zero. A
         negative ``amount`` (giving back a reservation) never starts a window: on an
-        absent or expired counter it changes nothing and returns 0.
+        absent or expired counter it changes nothing and returns 0. Counters are signed
+        64-bit integers: an ``amount`` or a new count outside that range is refused (None,
+        counted as ``out_of_range``, the counter unchanged), not a backend failure. A
+        window longer than :data:`MAX_TTL` is :data:`MAX_TTL`.
 
         Args:
             key: the counter's name (a key space apart from the entries of ``get``/``set``).
@@ -218,7 +281,7 @@ class Store(ABC):
 
         Returns:
             The counter after this increment, or None when the backend failed (logged once
-            per outage and counted, like ``get`` and ``set``).
+            per outage and counted, like ``get`` and ``set``) or refused it.
 
         Raises:
             ValueError: on an empty key or a non-positive ``window``. TypeError: when
@@ -231,11 +294,15 @@ class Store(ABC):
             raise ValueError(f"window must be a positive number of seconds, got {window!r}")
         if isinstance(amount, bool) or not isinstance(amount, int):
             raise TypeError(f"amount must be an int, got {type(amount).__name__}")
+        if not COUNTER_MIN <= amount <= COUNTER_MAX:
+            self._stats["out_of_range"] += 1
+            return None
+        window = min(float(window), MAX_TTL)
         if self._skip():
             return None
         try:
             # A subclass written before amounts existed still counts by one.
-            args = (key, float(window)) if amount == 1 else (key, float(window), amount)
+            args = (key, window) if amount == 1 else (key, window, amount)
             count = await self._incr(*args)
         except Exception as exc:
             self._failed("incr", exc)
@@ -414,6 +481,8 @@ class Store(ABC):
         """Add ``amount`` atomically; None when the store refuses (e.g. its counters are full).
 
         A negative ``amount`` on an absent or expired counter changes nothing and returns 0.
+        A count that would leave [``COUNTER_MIN``, ``COUNTER_MAX``] is refused: the counter
+        stays as it was, ``out_of_range`` is counted and None returned.
         """
 
     @abstractmethod

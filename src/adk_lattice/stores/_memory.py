@@ -15,7 +15,7 @@ from typing import Any
 
 from cachetools import TLRUCache
 
-from ._base import _MAKE_TWIN, Store, VectorRow, VectorRows, logger
+from ._base import _MAKE_TWIN, COUNTER_MAX, COUNTER_MIN, Store, VectorRow, VectorRows, logger
 
 # Per-entry bookkeeping of a dict slot, counted against max_bytes with the key and value.
 _ENTRY_OVERHEAD = 64
@@ -153,6 +153,9 @@ class MemoryStore(Store):
                     return None
                 count, expires = 0, now + window
                 self._counters_full = False
+            if not COUNTER_MIN <= count + amount <= COUNTER_MAX:  # a live counter's sum
+                self._stats["out_of_range"] += 1
+                return None
             self._counters[key] = (count + amount, expires)
             return count + amount
 

@@ -10,7 +10,7 @@ import re
 import struct
 from typing import TYPE_CHECKING, Any
 
-from ._base import Store, VectorRow, VectorRows
+from ._base import Store, VectorRow, VectorRows, read_row
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -19,13 +19,19 @@ _GLOB_SPECIAL = re.compile(r"([*?\[\]\\])")
 
 # INCRBY and the window's PEXPIRE in one server-side step: atomic across replicas, and a key
 # can never be left without an expiry by a client that dies between the two commands. A
-# negative amount (giving back) never creates a counter.
+# negative amount (giving back) never creates a counter. The amount goes to INCRBY as the
+# caller's digits (a Lua number is a double: past 2**53 it would round, past about 1e17 it
+# would be written in exponent form), and the count comes back as GET's digits for the same
+# reason; a sum past a signed 64-bit integer is refused (nil), the counter unchanged.
 _INCR_EXPIRE = """
-local amount = tonumber(ARGV[2])
-if amount < 0 and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-local n = redis.call('INCRBY', KEYS[1], amount)
+if string.sub(ARGV[2], 1, 1) == '-' and redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local n = redis.pcall('INCRBY', KEYS[1], ARGV[2])
+if type(n) == 'table' and n.err then
+  if string.find(n.err, 'overflow', 1, true) then return false end
+  return n
+end
 if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return n
+return redis.call('GET', KEYS[1])
 """
 
 
@@ -87,6 +93,20 @@ return 1
 """
 
 
+def _parse_row(member: Any, value: Any, expires: Any) -> VectorRow | None:
+    """One row of ``_VECTOR_ROWS``: the vector's length, the vector, the meta; or None."""
+    if not isinstance(value, bytes) or len(value) < 4:
+        return None
+    (size,) = struct.unpack_from("<I", value)
+    if size > len(value) - 4:
+        return None
+    try:
+        exp = None if expires in (b"inf", "inf") else float(expires) / 1000
+    except (TypeError, ValueError):
+        return None
+    return read_row(member, value[4 : 4 + size], value[4 + size :], exp)
+
+
 def _import_redis() -> Any:
     try:
         import redis.asyncio as redis_asyncio
@@ -103,16 +123,17 @@ class RedisStore(Store):
 
     Every key is written as ``{namespace}:{key}``, so several apps (or test runs) can share
     one Redis; counters (``incr``) are ``{namespace}#{key}``, a key space that entries and
-    ``delete_prefix`` never reach. ``incr`` is one Lua script (``INCRBY``, then ``PEXPIRE``
-    when the counter has no expiry yet), atomic across every replica. Timeouts are short and client
+    ``delete_prefix`` never reach, and vector spaces ``{namespace}~{kind}~{space}``.
+    ``incr`` is one Lua script (``INCRBY``, then ``PEXPIRE`` when the counter has no expiry
+    yet), atomic across every replica. Timeouts are short and client
     retries off by default: a cache that is slow to answer is worse than a miss. After a
     failure the store sends nothing for ``retry_after`` seconds (calls are misses, counted
     as ``skipped``), then tries again; the client reconnects by itself when Redis is back.
 
     Args:
         url: a Redis URL (``redis://host:port/db``); ignored when ``client`` is given.
-        namespace: the key prefix (without ``:`` or ``#``); entries of other namespaces are
-            never touched.
+        namespace: the key prefix (without ``:``, ``#`` or ``~``, the separators of entries,
+            counters and vector spaces); keys of other namespaces are never touched.
         client: an existing ``redis.asyncio.Redis`` to use instead (not closed by ``close``).
         connect_timeout: seconds to open a connection.
         socket_timeout: seconds to wait for a reply.
@@ -141,8 +162,10 @@ class RedisStore(Store):
         name: str = "redis",
     ) -> None:
         super().__init__(name=name, retry_after=retry_after)
-        if not namespace or ":" in namespace or "#" in namespace:
-            raise ValueError("namespace must be a non-empty string without ':' or '#'")
+        if not isinstance(namespace, str) or not namespace or any(c in namespace for c in ":#~"):
+            # ':' ends the entries' prefix, '#' the counters', '~' the vector spaces': with
+            # any of them, one namespace's keys could be another namespace's.
+            raise ValueError("namespace must be a non-empty string without ':', '#' or '~'")
         redis_asyncio = _import_redis()
         self.namespace = namespace
         self._scan_count = scan_count
@@ -184,8 +207,12 @@ class RedisStore(Store):
 
     async def _incr(self, key: str, window: float, amount: int = 1) -> int | None:
         ms = max(1, int(window * 1000))
-        script_args = [ms, amount]
-        return int(await self._incr_script(keys=[f"{self.namespace}#{key}"], args=script_args))
+        script_args: list[int | str] = [ms, str(amount)]
+        count = await self._incr_script(keys=[f"{self.namespace}#{key}"], args=script_args)
+        if count is None:  # the sum would leave a signed 64-bit integer: refused
+            self._stats["out_of_range"] += 1
+            return None
+        return int(count)
 
     async def _delete(self, key: str) -> None:
         await self._client.delete(self._k(key))
@@ -226,11 +253,12 @@ class RedisStore(Store):
     async def _vector_rows(self, space: str) -> VectorRows:
         out = await self._vector_rows_script(keys=self._space_keys(space))
         rows = []
-        for i in range(1, len(out), 3):
-            member, value, expires = out[i], out[i + 1], out[i + 2]
-            (size,) = struct.unpack_from("<I", value)
-            exp = None if expires in (b"inf", "inf") else float(expires) / 1000
-            rows.append(VectorRow(member.decode(), value[4 : 4 + size], value[4 + size :], exp))
+        for i in range(1, len(out) - 2, 3):
+            row = _parse_row(out[i], out[i + 1], out[i + 2])
+            if row is None:  # a row another writer left that does not read: skipped
+                self._stats["vector_corrupt"] += 1
+            else:
+                rows.append(row)
         return VectorRows(int(out[0]), tuple(rows))
 
     async def _vector_remove(self, space: str, member: str) -> None:

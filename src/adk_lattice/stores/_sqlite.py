@@ -50,18 +50,25 @@ CREATE INDEX IF NOT EXISTS counters_expires ON counters (expires_at);
 
 
 # One statement: a live counter goes up by the amount, an expired or absent one starts a
-# new window.
+# new window. A live counter the amount would carry past a signed 64-bit integer is left as
+# it is and no row is returned (SQLite would turn the sum into an inexact REAL).
 _INCR = """
 INSERT INTO counters (key, n, expires_at) VALUES (:key, :amount, :expires)
 ON CONFLICT (key) DO UPDATE SET
     n = CASE WHEN counters.expires_at <= :now THEN :amount ELSE counters.n + :amount END,
     expires_at = CASE WHEN counters.expires_at <= :now THEN :expires ELSE counters.expires_at END
+WHERE counters.expires_at <= :now OR counters.n <= 9223372036854775807 - :amount
 RETURNING n
 """
 
 # Giving back (a negative amount) only ever touches a live counter.
 _GIVE_BACK = (
     "UPDATE counters SET n = n + :amount WHERE key = :key AND expires_at > :now RETURNING n"
+)
+# Whether the live counter a give-back found no row for exists (then the sum was refused).
+_GIVE_BACK_REFUSED = (
+    "SELECT 1 FROM counters WHERE key = :key AND expires_at > :now"
+    " AND n < -9223372036854775808 - :amount"
 )
 
 # Eviction deletes the least recently used rows in batches of at least this many.
@@ -229,10 +236,20 @@ class SQLiteStore(SQLiteVectors, Store):
         # IMMEDIATE takes the write lock first, so processes on one file count in turn.
         async with self._write() as db:
             params = {"key": key, "now": now, "expires": now + window, "amount": amount}
-            async with db.execute(_INCR if amount >= 0 else _GIVE_BACK, params) as cur:
+            sql = _INCR if amount >= 0 else _GIVE_BACK
+            if amount < 0:
+                async with db.execute(_GIVE_BACK_REFUSED, params) as cur:
+                    refused = await cur.fetchone() is not None
+                if refused:
+                    self._stats["out_of_range"] += 1
+                    return None
+            async with db.execute(sql, params) as cur:
                 row: Any = await cur.fetchone()
             # Expired counters of other keys go here; the index keeps this a short range.
             await db.execute("DELETE FROM counters WHERE expires_at <= ?", (now,))
+        if row is None and amount >= 0:  # the live counter would have left the range
+            self._stats["out_of_range"] += 1
+            return None
         return int(row[0]) if row is not None else 0
 
     async def _make_room(self, db: aiosqlite.Connection, now: float, keep: str) -> None:

@@ -13,7 +13,7 @@ import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from ._base import VectorRow, VectorRows
+from ._base import VectorRow, VectorRows, read_row
 
 if TYPE_CHECKING:
     import aiosqlite
@@ -135,8 +135,14 @@ class SQLiteVectors:
                 (space, time.time()),
             ) as cur:
                 found = await cur.fetchall()
-        rows = tuple(VectorRow(m, bytes(v), bytes(meta), e) for m, v, meta, e in found)
-        return VectorRows(version, rows)
+        rows: list[VectorRow] = []
+        for found_row in found:
+            kept = read_row(*found_row)
+            if kept is None:  # a row another writer left that does not read: skipped
+                self._stats["vector_corrupt"] += 1
+            else:
+                rows.append(kept)
+        return VectorRows(version, tuple(rows))
 
     async def _vector_remove(self, space: str, member: str) -> None:
         async with self._write() as db:

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from ..._records import current_call
 from ...state import StateKey
 from ...stores import MemoryStore, Store
+from ...stores._base import COUNTER_MAX
 from .._common import Counts, Keyed, ask_person, declared_key, report, tool_denial
 from ..tools.approval import Approval
 from .rate import counter_key
@@ -143,6 +144,8 @@ class SumLimit:
         if isinstance(value, float) and not math.isfinite(value):
             return self._deny(ctx, "sum_limit_input", f"{self.field} must be a finite number")
         units = math.ceil(round(value * self.scale, 6))
+        if units > COUNTER_MAX:  # no store counts past a signed 64-bit integer
+            return self._deny(ctx, "sum_limit_input", f"{self.field} is too large to count")
         key = self._key(ctx)
         total = await self._add(key, units)
         if total is None:
