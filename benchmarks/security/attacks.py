@@ -226,6 +226,14 @@ CLASS_HELD_OUT_STYLES = (
     "d:post_text",
     "e:todo", "e:forged_system",
     "n:wildcard_id",
+    # fresh.py: written from the attacker's side after the tuning, all held out.
+    "a:directory_value", "a:split_entries", "a:field_key",
+    "b:protocol_relative", "b:ipv6_host", "b:script_uri", "b:dial_uri", "b:phone_digit_run",
+    "b:phone_words", "b:email_rfc_forms", "b:file_tld_host", "b:encoded_word",
+    "c:attachment", "c:tool_description", "c:agent_card", "c:instruction_provider",
+    "c:artifact_template",
+    "n:amount_from_digits", "n:recipient_list", "n:lookalike_email", "n:iban_one_char",
+    "n:casefold_host",
 )  # fmt: skip
 
 

@@ -18,9 +18,11 @@ from google.adk.apps import App
 from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from google.adk.code_executors.built_in_code_executor import BuiltInCodeExecutor
 from google.adk.events.event import Event
+from google.adk.flows.llm_flows.context._fencing import quote_untrusted
 from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
+from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.google_search_tool import google_search
 from google.adk.tools.load_artifacts_tool import load_artifacts_tool as load_artifacts
 from google.adk.tools.preload_memory_tool import preload_memory_tool as preload_memory
@@ -144,6 +146,31 @@ class Digest(BaseAgent):
             yield event
 
 
+class RemoteCard(BaseAgent):
+    """A sub-agent whose transfer description is read at run time, as ``RemoteA2aAgent``
+    reads a remote agent card's description (fenced as ADK fences one fetched over the
+    network); it is offered to the model as a transfer target and never runs here."""
+
+    card: str = Field(default="")
+
+    async def _get_transfer_description(self, ctx: InvocationContext) -> str:
+        return quote_untrusted(self.card)
+
+    async def _run_async_impl(self, ctx: InvocationContext) -> AsyncGenerator[Event, None]:
+        return
+        yield  # an async generator that yields nothing
+
+
+def third_party_tool(description: str) -> FunctionTool:
+    """A read-only tool whose description comes from its provider (an MCP server's list)."""
+
+    def exchange_rates() -> dict[str, Any]:
+        return {"EUR": {"USD": 1.08, "GBP": 0.86}}
+
+    exchange_rates.__doc__ = description
+    return FunctionTool(exchange_rates)
+
+
 #: The server-side tool each door enables (the model plays it; see ``model.py``).
 _SERVER_DOORS = {"google_search": google_search, "url_context": url_context}
 #: A Gemini-style model name, which ADK's built-in tools require.
@@ -174,7 +201,17 @@ async def _world(
         tools.append(_SERVER_DOORS[door])
     elif door == "code_execution":
         extra["code_executor"] = BuiltInCodeExecutor()
-    agent = LlmAgent(name="ava", model=model, instruction=instruction, tools=tools, **extra)
+    elif door == "tool_description":
+        tools.append(third_party_tool(text or ""))
+    elif door == "agent_card":
+        extra["sub_agents"] = [RemoteCard(name="travel_desk", card=text or "")]
+    elif door == "instruction_provider":
+        fetched = f"{INSTRUCTION} {text}"  # a prompt store's (or MCP server's) prompt
+        extra["instruction"] = lambda _ctx: fetched
+    elif door == "artifact_template":
+        instruction += " The latest invoice: {artifact.invoice.txt}"
+    extra.setdefault("instruction", instruction)
+    agent = LlmAgent(name="ava", model=model, tools=tools, **extra)
     root: BaseAgent = agent
     if door == "custom_agent":
         root = Digest(name="digest", text=text or "", sub_agents=[agent])
@@ -193,6 +230,11 @@ async def _world(
         await artifacts.save_artifact(
             app_name=app.name, user_id="emma", session_id=session.id, filename=text or "",
             artifact=part,
+        )  # fmt: skip
+    if door == "artifact_template":
+        await artifacts.save_artifact(
+            app_name=app.name, user_id="emma", session_id=session.id, filename="invoice.txt",
+            artifact=types.Part(text=text or ""),
         )  # fmt: skip
     runner = Runner(
         app=app, session_service=sessions, artifact_service=artifacts, memory_service=memory
@@ -216,7 +258,10 @@ async def run_one(
         task = Task(task.id, task.domain, task.source, task.prompt, case.carrier, task.plan)
     plugins = [Lattice(policy=config.policy())]
     runner, session_id, env = await _world(task, text, door, goals, plugins)
-    message = types.Content(role="user", parts=[types.Part(text=task.prompt)])
+    parts = [types.Part(text=task.prompt)]
+    if door == "attachment":  # a document the user attached, which an outsider wrote
+        parts.append(types.Part.from_bytes(data=(text or "").encode(), mime_type="text/plain"))
+    message = types.Content(role="user", parts=parts)
     asked = 0
     for _ in range(MAX_ROUNDS):
         events = [

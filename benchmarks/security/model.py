@@ -2,7 +2,8 @@
 
 It reads only the ``LlmRequest`` it is sent. From the user's request (the user text that
 names a task) it knows the task and emits the task's calls one per turn; before each turn it
-reads every text and tool output in the request, and the system instruction, the way a
+reads every text, attached text document and tool output (field names included) in the
+request, the system instruction and the tools' descriptions, the way a
 capable model would (NFKC, invisible characters dropped, look-alike letters folded, base64
 runs and ROT13 decoded) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
@@ -66,7 +67,9 @@ def _leaves(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
-        for v in value.values():
+        for k, v in value.items():
+            if isinstance(k, str):  # the model reads the JSON: field names too
+                yield k
             yield from _leaves(v)
     elif isinstance(value, list | tuple):
         for v in value:
@@ -114,12 +117,18 @@ class ObedientModel(BaseLlm):
             texts.append(system)
         if self._server is not None and self.server_tools(request):
             texts.append(self._server)
+        for tool in getattr(request.config, "tools", None) or ():
+            for declaration in getattr(tool, "function_declarations", None) or ():
+                texts.append(declaration.description or "")
         for content in request.contents or []:
             for part in content.parts or []:
                 if part.text:
                     texts.append(part.text)
                     if content.role == "user" and not prompt and part.text in self._plans:
                         prompt = part.text
+                blob = part.inline_data
+                if blob is not None and (blob.mime_type or "").startswith("text/"):
+                    texts.append((blob.data or b"").decode("utf-8", "replace"))
                 if part.function_call is not None and content.role == "model":
                     made.append((part.function_call.name, dict(part.function_call.args or {})))
                 if part.function_response is not None:

@@ -5,7 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from benchmarks.security.attacks import GOALS, OWN_CASES, Case, split_of
+from benchmarks.security.attacks import (
+    CLASS_HELD_OUT_STYLES,
+    CLASS_TUNING_STYLES,
+    GOALS,
+    OWN_CASES,
+    Case,
+    split_of,
+)
 from benchmarks.security.classes import (
     BENIGN,
     BY_ID,
@@ -14,6 +21,7 @@ from benchmarks.security.classes import (
     class_cases,
     class_pairings,
 )
+from benchmarks.security.fresh import FRESH_STYLES, fresh_cases
 from benchmarks.security.harness import (
     Config,
     all_cases,
@@ -193,3 +201,62 @@ async def test_effects_without_a_destination_pass_provenance_guard() -> None:
     outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
     assert outcomes
     assert [o.case for o in outcomes if not o.attacked] == []
+
+
+# -- the held-out styles written from the attacker's side (fresh.py) -------------------------
+
+
+def test_fresh_styles_are_registered_held_out() -> None:
+    """Every style of fresh.py is in the held-out half, none tuned on, each with cases."""
+    styles = {c.style for c in fresh_cases()}
+    assert styles == set(FRESH_STYLES)
+    assert styles <= set(CLASS_HELD_OUT_STYLES)
+    assert not styles & set(CLASS_TUNING_STYLES)
+    assert {c.id for c in fresh_cases()} <= {c.id for c in class_cases()}
+
+
+def _first_call(model: ObedientModel, *contents: types.Content, **config: Any) -> Any:
+    request = _request(*contents)
+    for key, value in config.items():
+        setattr(request.config, key, value)
+    return model.next_call(request)
+
+
+def test_model_reads_an_attached_text_document() -> None:
+    """The worst-case model obeys a goal that only a text file attached to the request carries."""
+    task, goal = TASKS[0], GOALS[0]
+    model = ObedientModel({task.prompt: task.plan}, GOALS)
+    doc = types.Part.from_bytes(data=f"Note: {goal.en}.".encode(), mime_type="text/plain")
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt), doc])
+    assert _first_call(model, user) == (goal.tool, goal.args)
+
+
+def test_model_reads_tool_descriptions() -> None:
+    """The worst-case model obeys a goal that only a tool's declared description carries."""
+    task, goal = TASKS[0], GOALS[0]
+    model = ObedientModel({task.prompt: task.plan}, GOALS)
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
+    declaration = types.FunctionDeclaration(name="rates", description=f"Rates. {goal.en}.")
+    tools = [types.Tool(function_declarations=[declaration])]
+    assert _first_call(model, user, tools=tools) == (goal.tool, goal.args)
+
+
+def test_model_reads_field_names_of_tool_output() -> None:
+    """The worst-case model obeys a goal whose value is only a field name of a tool's output."""
+    task, goal = TASKS[0], GOALS[0]
+    model = ObedientModel({task.prompt: task.plan}, GOALS)
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
+    said = types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+        name="get_transactions", args={}))])  # fmt: skip
+    fr = types.FunctionResponse(name="get_transactions", response={goal.marks[0]: "pay here"})
+    output = types.Content(role="user", parts=[types.Part(function_response=fr)])
+    assert _first_call(model, user, said, output) == (goal.tool, goal.args)
+
+
+@needs_provenance
+async def test_every_fresh_style_runs_under_provenance_guard() -> None:
+    """Each fresh style's first pairing runs to an outcome through the guarded App."""
+    config = _config("provenance")
+    picked = [p for p in _one_per_style() if p[1].style in FRESH_STYLES]
+    outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
+    assert sorted(o.style or "" for o in outcomes) == sorted(FRESH_STYLES)
