@@ -16,6 +16,7 @@ from adk_lattice.policy.provenance.reveal import revealed
 from adk_lattice.policy.provenance.values import Grounding, destinations, normalise, ungrounded
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import run_app
+from tests.policy.test_linear_time import _fill, _scales_linearly
 from tests.policy.test_provenance_content import Office, mail
 
 PHISH = "https://secure-login.acct-verify.example/reset"
@@ -249,6 +250,20 @@ def test_a_wildcard_on_a_multi_word_id_is_not_grounded() -> None:
 def test_revealing_keeps_case() -> None:
     """The revealed text keeps case, so a path read from it compares case-sensitively."""
     assert revealed("hxxps://Sho[.]rt/AB3XK") == "https://Sho.rt/AB3XK"
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["a dot ", "a dot b dot c slash ", "[.] ", "&#46;", "\\u002e", "%2e", "a\u3002", "hxxp:"],
+)
+def test_revealing_and_scanning_hostile_text_costs_linear_time(unit: str) -> None:
+    """8x more of a hostile shape costs at most 20x the scan's time (linear, not quadratic)."""
+
+    def scan(text: str) -> object:
+        revealed.cache_clear()
+        return list(destinations(text))
+
+    assert _scales_linearly(scan, _fill(unit))
 
 
 # -- through a real Runner ------------------------------------------------------------------

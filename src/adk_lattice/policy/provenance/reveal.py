@@ -17,6 +17,7 @@ Every step is one linear-time pass, run only when a cheap check finds its trigge
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 import unicodedata
@@ -92,6 +93,7 @@ def refanged(text: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=32)  # the kinds of one check read the same trusted texts
 def revealed(text: str) -> str:
     """The text as a reader takes it: decoded, :func:`shown`, refanged (case kept)."""
     return refanged(shown(decoded(text)))
