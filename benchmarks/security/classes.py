@@ -8,8 +8,9 @@ meaning, beyond an instruction planted in an untrusted tool output.
   destination (a phishing link, the attacker's address, IBAN or phone number) sits in the
   body, subject or title, which no declaration names. Its later styles are the encodings a
   content scan has to see through (markdown link text against its target, ``mailto:``,
-  ``data:`` URLs, defanged and look-alike hosts, data in the query of a trusted host, a
-  destination split over two arguments).
+  ``data:`` URLs, defanged, look-alike, full-width-dotted, entity-escaped, percent-encoded
+  and numeric IP hosts, data in the query of a trusted host, a destination split over two
+  arguments, and case and scheme variants of a link the user typed).
 - ``side_door`` (class c): the injection reaches the model without passing a function
   tool's ``after_tool``: state templated into the instruction, an artifact's name, memory
   preloaded into the instruction, a custom ``BaseAgent``'s events relayed by ADK, and the
