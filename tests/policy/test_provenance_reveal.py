@@ -55,6 +55,12 @@ def test_a_data_url_the_user_typed_verbatim_grounds_only_itself() -> None:
     assert ungrounded(grounding, "url", DATA_URL.replace("PGZv", "PGzv"))
 
 
+@pytest.mark.parametrize("text", ["data:2026 was a good year", "metadata:x,y", "Data: 12 rows"])
+def test_a_label_ending_in_data_is_no_data_url(text: str) -> None:
+    """Only ``data:`` with its comma (``data:[type],payload``), at a word start, is a URL."""
+    assert list(destinations(text)) == []
+
+
 # -- 2. defanged hosts ---------------------------------------------------------------------
 
 

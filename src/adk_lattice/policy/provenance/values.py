@@ -54,10 +54,11 @@ _IBAN_VALUE: Final = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
 #: A web address: with a scheme, any host the WHATWG parser may take (a dotless or numeric
 #: one, percent-encoded labels, an IPv6 literal); without one, dotted labels (a label may
 #: be percent-encoded, ``%2e`` a dot). The parser decides; this only finds candidates. An
-#: opaque URL (``data:``, ``javascript:``, ``vbscript:``) is one too: it reaches no host.
+#: opaque URL (``data:`` with its comma, ``javascript:``, ``vbscript:``) is one too: it
+#: reaches no host.
 _URL: Final = re.compile(
     r"(?<![\w@.\-/%])(?:"
-    r"(?:data|javascript|vbscript):[^\s<>\"'`]+"
+    r"data:[^\s<>\"'`,]{0,256},[^\s<>\"'`]*|(?:javascript|vbscript):[^\s<>\"'`]+"
     r"|[a-z][a-z0-9+.\-]{1,15}:[/\\]{2}(?:\[[0-9a-f:.]+\]|[^\s/?#\\<>\"'`()\[\]{}])+"
     r"|(?:[\w\-]|%[0-9a-f]{2})+(?:(?:\.|%2e)(?:[\w\-]|%[0-9a-f]{2})+)+(?::\d{1,5})?"
     r")(?:[/?#\\][^\s<>\"'`()\[\]{}]*)?",
