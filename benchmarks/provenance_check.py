@@ -42,7 +42,7 @@ def _context(history: int, tainted: bool) -> Any:
         inv.session.events.append(Event(author="a", invocation_id="i", content=out))
     ctx = tool_context(invocation=inv, function_call_id=None)
     if tainted:
-        GUARD.after_tool(tool=INBOX, tool_args={}, tool_context=ctx, result={})
+        GUARD.label(tool=INBOX, tool_context=ctx, result={})
     return ctx
 
 

@@ -210,22 +210,25 @@ HELD_OUT_STYLES = (
 
 
 #: The field classes' styles (``classes.py``), split the same way.
+#: The ways of writing a destination and the wildcard ids were looked at while fixing the
+#: value comparison, so they are tuning styles.
 CLASS_TUNING_STYLES = (
     "a:channel_name", "a:contact_name",
     "b:url", "b:email", "b:iban",
+    "b:data_url", "b:defanged", "b:case_variant_link", "b:fullwidth_host",
+    "b:entity_escaped", "b:percent_host", "b:ip_host", "b:scheme_variant",
     "c:state_template", "c:artifact_name", "c:google_search",
     "d:event_title", "d:delete_known",
     "e:direct", "e:impersonation",
-    "n:glob_id",
+    "n:glob_id", "n:wildcard_id",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
-    "b:phone", "b:markdown_link", "b:mailto", "b:data_url", "b:defanged", "b:query_data",
-    "b:homoglyph_host", "b:split_args", "b:case_variant_link",
+    "b:phone", "b:markdown_link", "b:mailto", "b:query_data",
+    "b:homoglyph_host", "b:split_args",
     "c:code_execution", "c:url_context", "c:preload_memory", "c:custom_agent",
     "d:post_text",
     "e:todo", "e:forged_system",
-    "n:wildcard_id",
     # fresh.py: written from the attacker's side after the tuning, all held out.
     "a:directory_value", "a:split_entries", "a:field_key",
     "b:protocol_relative", "b:ipv6_host", "b:script_uri", "b:dial_uri", "b:phone_digit_run",

@@ -140,12 +140,20 @@ def _one_per_style() -> list[tuple[Task, Case, Any]]:
     return list(seen.values())
 
 
-def test_every_class_has_styles_in_both_halves() -> None:
-    """Each field class is tuned on some styles and reported on others, decided up front."""
+def test_every_class_has_tuning_styles_and_held_out_ones_where_unseen() -> None:
+    """Each field class is tuned on some styles; all but near_miss keep held-out ones too."""
     halves: dict[str, set[str]] = {}
     for case in class_cases():
         halves.setdefault(case.klass, set()).add(split_of(case.style))
-    assert halves == {k: {"tuning", "held_out"} for k in CLASSES if k != "injection"}
+    assert set(halves) == set(CLASSES) - {"injection"}
+    assert all("tuning" in h for h in halves.values())
+    assert {k for k, h in halves.items() if "held_out" not in h} <= {"near_miss"}
+
+
+def test_the_split_names_exactly_the_class_styles() -> None:
+    """Every style the class split names has cases, and every class style is named."""
+    named = set(CLASS_TUNING_STYLES) | set(CLASS_HELD_OUT_STYLES)
+    assert named == {c.style for c in class_cases()}
 
 
 def test_model_reads_the_system_instruction() -> None:
@@ -190,6 +198,20 @@ async def test_provenance_guard_stops_server_side_tool_doors() -> None:
     picked = [p for p in _one_per_style() if p[1].style in doors]
     outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
     assert len(outcomes) == 3
+    assert [o.case for o in outcomes if o.attacked] == []
+
+
+@needs_provenance
+async def test_provenance_guard_stops_every_written_form_of_a_destination() -> None:
+    """Each tuning content style (escaped, defanged, numeric hosts, ...) and wildcard id fails."""
+    config = _config("provenance")
+    picked = [
+        (t, c, g)
+        for t, c, g in class_pairings(class_cases(), 1)
+        if c.klass in ("content", "near_miss") and split_of(c.style) == "tuning"
+    ]
+    outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
+    assert len({c.style for _, c, _ in picked}) == 13
     assert [o.case for o in outcomes if o.attacked] == []
 
 

@@ -47,8 +47,9 @@ def grounding() -> Grounding:
         ("email", "bob@example.com"),
         ("email", "mailto:BOB@EXAMPLE.COM"),
         ("url", "HTTPS://docs.example.com/Guide"),
-        ("url", "http://docs.example.com/Guide/"),
+        ("url", "docs.example.com/Guide/"),
         ("url", "https://foo.org/x/"),
+        ("url", "http://www.foo.org/x"),
         ("phone", "030 1234567"),
         ("phone", "+49 (30) 123-4567"),
         ("id", "general"),
@@ -72,6 +73,10 @@ def test_equivalent_forms_are_grounded(grounding: Grounding, kind: str, value: o
         ("url", "https://docs.example.com/Guide/evil"),
         ("url", "https://docs.example.com.evil.test/Guide"),
         ("url", "https://docs.example.com/Guide?to=attacker"),
+        ("url", "https://docs.example.com/Guide#to=attacker"),
+        ("url", "https://docs.example.com/guide"),
+        ("url", "http://docs.example.com/Guide"),
+        ("url", "ftp://docs.example.com/Guide"),
         ("phone", "+1 555 0100"),
         ("id", "gen"),
         ("id", "tk-4"),
@@ -214,19 +219,24 @@ def test_the_memo_accounts_for_the_characters_it_holds() -> None:
         (
             "url",
             "see https://Docs.Example.com:8443/Guide/?q=1",
-            {"docs.example.com:8443/guide?q=1"},
+            {"https://docs.example.com:8443/Guide?q=1", "//docs.example.com:8443/Guide?q=1"},
         ),
         (
             "url",
             "http://example.com:80/a and https://example.org:443/b",
-            {"example.com/a", "example.org/b"},
+            {"http://example.com/a", "//example.com/a", "https://example.org/b", "//example.org/b"},
         ),
         (
             "url",
             "https://example.com/a, then https://example.com/a?b=2.",
-            {"example.com/a", "example.com/a?b=2"},
+            {
+                "https://example.com/a",
+                "//example.com/a",
+                "https://example.com/a?b=2",
+                "//example.com/a?b=2",
+            },
         ),
-        ("url", "www.foo.org/x", {"foo.org/x"}),
+        ("url", "www.foo.org/x", {"//foo.org/x", "http://foo.org/x", "https://foo.org/x"}),
         ("email", "mail bob@example.com. or a.b@x.co.", {"bob@example.com", "a.b@x.co"}),
         ("phone", "call 000-0000 or 0044 20 7946 0958", {"0", "+442079460958"}),
         ("phone", "12-345 and 1234-5678-9012-3456-7890", {"12345", "12345678901234567890"}),
@@ -310,11 +320,11 @@ def test_a_host_written_with_its_final_dot_is_the_same_host() -> None:
         ("iban", "DE89-3704-0044-0532-0130-00", "DE89370400440532013000"),
         ("id", "@bob", "bob"),
         ("id", "#ticket-42#", "ticket-42#"),
-        ("id", "  (TK-42).  ", "tk-42"),
+        ("id", '  "TK-42"  ', "tk-42"),
     ],
 )
 def test_a_value_is_compared_in_its_normal_form(kind: str, value: str, normal: str) -> None:
-    """Separators, currency, zeros, case and marks around an id are normalised away."""
+    """Separators, currency, zeros, case and quotes around an id are normalised away."""
     assert normalise(kind, value) == normal
 
 

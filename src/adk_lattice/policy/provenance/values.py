@@ -14,13 +14,14 @@ import contextlib
 import math
 import re
 import threading
-import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any, Final
 
-from ada_url import parse_url
+from ada_url import HostType, parse_url
 from cachetools import LRUCache
+
+from .reveal import revealed, shown
 
 #: Every kind a sensitive argument may be declared as.
 KINDS: Final = frozenset({"email", "iban", "url", "number", "id", "phone", "text"})
@@ -50,9 +51,18 @@ _EMAIL: Final = re.compile(r"(?<![\w.%+\-])[\w.%+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+
 _EMAIL_VALUE: Final = re.compile(r"[\w.%+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+")
 _IBAN: Final = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]){10,30}")
 _IBAN_VALUE: Final = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
+#: A web address: with a scheme, any host the WHATWG parser may take (a dotless or numeric
+#: one, percent-encoded labels, an IPv6 literal); without one, dotted labels (a label may
+#: be percent-encoded, ``%2e`` a dot). The parser decides; this only finds candidates. An
+#: opaque URL (``data:`` with its comma, ``javascript:``, ``vbscript:``) is one too: it
+#: reaches no host.
 _URL: Final = re.compile(
-    r"(?<![\w@.\-/])(?:[a-z][a-z0-9+.\-]{1,15}://)?[\w\-]+(?:\.[\w\-]+)+(?::\d{1,5})?"
-    r"(?:[/?#][^\s<>\"'`()\[\]{}]*)?"
+    r"(?<![\w@.\-/%])(?:"
+    r"data:[^\s<>\"'`,]{0,256},[^\s<>\"'`]*|(?:javascript|vbscript):[^\s<>\"'`]+"
+    r"|[a-z][a-z0-9+.\-]{1,15}:[/\\]{2}(?:\[[0-9a-f:.]+\]|[^\s/?#\\<>\"'`()\[\]{}])+"
+    r"|(?:[\w\-]|%[0-9a-f]{2})+(?:(?:\.|%2e)(?:[\w\-]|%[0-9a-f]{2})+)+(?::\d{1,5})?"
+    r")(?:[/?#\\][^\s<>\"'`()\[\]{}]*)?",
+    re.IGNORECASE,
 )
 _NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
 _PHONE: Final = re.compile(r"(?<![\d+])\+?\d[\d ().\-]{4,24}\d")
@@ -71,19 +81,23 @@ _FILE_ENDINGS: Final = frozenset(
     }
 )  # fmt: skip
 #: A scheme followed by a slash or backslash (``https:\\host`` is ``https://host``).
-_SCHEME: Final = re.compile(r"^[a-z][a-z0-9+.\-]{0,15}:[/\\]")
+_SCHEME: Final = re.compile(r"^[a-z][a-z0-9+.\-]{0,15}:[/\\]", re.IGNORECASE)
+#: A URL of an opaque path: it names content or code, not a host.
+_OPAQUE: Final = re.compile(r"^(?:data|javascript|vbscript):", re.IGNORECASE)
+#: A dotted-quad IPv4 address written without a scheme.
+_QUAD: Final = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?![\d.])")
 #: Country codes whose numbers are written nationally without a trunk ``0``: there the
 #: national form is the international one less the country code (``(207) 946-0958`` is
 #: ``+1 207 946 0958``; it is not ``+44 20 7946 0958``).
 _NO_TRUNK: Final = frozenset({"1", "7", "30", "34", "45", "47", "351", "352", "354", "376"})
 _TOKEN: Final = re.compile(r"\S+")
-_SPACES: Final = re.compile(r"\s+")
-#: Format characters (zero-width, bidi controls, soft hyphen) and lone surrogates.
-_FORMAT: Final = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
-)
 _SURROGATE: Final = re.compile("[\ud800-\udfff]")
+#: Prose punctuation around an id in trusted text (``f-1005,``, ``(#general)``).
 _STRIP: Final = ".,;:!?\"'`()[]{}<>*"
+#: The same, less the wildcard, glob and pattern characters: the id as written.
+_PROSE: Final = ".,;:!?\"'`()<>"
+#: What an id argument may carry around it and still be the id: quotes.
+_QUOTES: Final = "\"'`"
 _CURRENCY: Final = re.compile(r"^(?:[A-Z]{3}|[$€£¥])\s*|\s*(?:[A-Z]{3}|[$€£¥])$")
 
 
@@ -93,8 +107,7 @@ class Malformed(ValueError):
 
 def clean(text: str) -> str:
     """NFKC-fold, drop format characters (zero-width, bidi), fold case, collapse spaces."""
-    text = _FORMAT.sub("", unicodedata.normalize("NFKC", text))
-    return _SPACES.sub(" ", text.casefold()).strip()
+    return shown(text).casefold()
 
 
 def _decimal(text: str) -> str | None:
@@ -113,31 +126,66 @@ def _decimal(text: str) -> str | None:
     return format(normal, "f") if normal == normal.to_integral() else str(normal)
 
 
-def _url_key(text: str) -> str | None:
-    """The comparable form of a URL, parsed as the WHATWG URL standard (and browsers) do.
+def _url_parts(text: str) -> tuple[str, str, bool] | None:
+    """A URL's comparable key, its host and whether the host is an IP address.
 
-    Backslashes, percent-encoded and international hosts and dot segments are resolved the
-    way an HTTP client resolves them, so the host compared is the host a request reaches.
-    A URL carrying userinfo (``user@host``) has no key: it is never grounded, since what
-    precedes the ``@`` is easily mistaken for the host by a reader.
+    Parsed as the WHATWG URL standard (and browsers) parse it: backslashes, percent-encoded
+    and international hosts, UTS-46 label dots (``。``), IPv4 written as one number, in hex
+    or octal, or in short forms (``http://3232235777/`` is ``http://192.168.1.1/``) and dot
+    segments resolve the way an HTTP client resolves them, so the host compared is the host
+    a request reaches. The key is the URL as the parser serialises it, less a ``www.``, a
+    default port and a trailing slash: scheme and host folded, path, query and fragment
+    compared case-sensitively (a short link's path is case-sensitive). Written without a
+    scheme, its key starts at ``//`` (see :func:`_url_tokens`). An opaque URL (``data:``,
+    ``javascript:``) is its own key, whole. A URL carrying userinfo (``user@host``) has no
+    key: it is never grounded, since what precedes the ``@`` is easily mistaken for the
+    host by a reader.
     """
     text = text.strip().rstrip(".,;:!?")
-    if not _SCHEME.match(text):
-        text = "http://" + text
+    if _OPAQUE.match(text):
+        try:
+            return parse_url(text)["href"], "", False
+        except ValueError:
+            return None
+    bare = not _SCHEME.match(text)
     try:
-        parts = parse_url(text)
+        parts = parse_url("http://" + text if bare else text)
     except ValueError:
         return None
     if parts["username"] or parts["password"]:
         return None
     host = parts["hostname"].rstrip(".")
-    if not host or "." not in host:
+    ip = parts["host_type"] != HostType.DEFAULT
+    if not host or (bare and "." not in host):
         return None
     if host.startswith("www."):
         host = host[4:]
     port = parts["port"]
-    netloc = host if port in ("", "80", "443") else f"{host}:{port}"
-    return f"{netloc}{parts['pathname'].rstrip('/')}{parts['search']}"
+    netloc = f"{host}:{port}" if port else host
+    rest = f"//{netloc}{parts['pathname'].rstrip('/')}{parts['search']}{parts['hash']}"
+    return (rest if bare else parts["protocol"] + rest), host, ip
+
+
+def _url_key(text: str) -> str | None:
+    """The comparable form of a URL (:func:`_url_parts`), or None."""
+    parts = _url_parts(text)
+    return None if parts is None else parts[0]
+
+
+def _url_tokens(key: str) -> tuple[str, ...]:
+    """The keys a trusted URL grounds: itself; written without a scheme, its ``http`` and
+    ``https`` forms too (whoever wrote it chose neither); with ``http`` or ``https``, the
+    form without a scheme (a bare ``example.com/x`` names that host and path). Another
+    scheme (``ftp``, ``http`` for ``https``) is another URL."""
+    if key.startswith("//"):
+        return key, "http:" + key, "https:" + key
+    if key.startswith(("http://", "https://")):
+        return key, key[key.index("//") :]
+    return (key,)
+
+
+def _expand(kind: str, token: str) -> tuple[str, ...]:
+    return _url_tokens(token) if kind == "url" else (token,)
 
 
 def _digits(text: str) -> str:
@@ -181,7 +229,7 @@ def normalise(kind: str, value: str) -> str:
             raise Malformed(kind)
         return compact
     if kind == "url":
-        key = _url_key(text)
+        key = _url_key(shown(value))  # case kept: a path compares case-sensitively
         if key is None:
             raise Malformed(kind)
         return key
@@ -195,7 +243,9 @@ def normalise(kind: str, value: str) -> str:
         if key is None:
             raise Malformed(kind)
         return key
-    return text.replace(" ", "").strip(_STRIP).lstrip("#@")  # id
+    # An id: case and spaces folded, quotes and a leading sigil (#general, @bob) dropped;
+    # nothing else, so a wildcard or pattern character (f-1005*, .*f-1005) stays.
+    return text.replace(" ", "").strip(_QUOTES).lstrip("#@")
 
 
 def _tokens_iban(text: str) -> Iterator[str]:
@@ -231,6 +281,9 @@ _BASE36: Final = {c: int(c, 36) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 def _tokens_id(text: str) -> Iterator[str]:
     for m in _TOKEN.finditer(text):
         token = m.group().strip(_STRIP).lstrip("#@")
+        written = m.group().strip(_PROSE).lstrip("#@")
+        if written and written != token:
+            yield written  # f-1005* typed by the user grounds f-1005*, nothing looser
         if token:
             yield token
             # "ch_1/refund" or "c-1,c-2": the parts are ids too.
@@ -241,15 +294,17 @@ def _tokens_id(text: str) -> Iterator[str]:
 
 
 def _extract(kind: str, text: str) -> Iterator[str]:
+    """The tokens of ``kind`` in a trusted text: destinations read as :func:`revealed`."""
+    text = revealed(text) if kind in DESTINATIONS else clean(text)
     if kind == "email":
-        yield from (m.group().rstrip(".") for m in _EMAIL.finditer(text))
+        yield from (m.group().rstrip(".").casefold() for m in _EMAIL.finditer(text))
     elif kind == "iban":
         yield from _tokens_iban(text)
     elif kind == "url":
         for m in _URL.finditer(text):
             key = _url_key(m.group())
             if key is not None:
-                yield key
+                yield from _url_tokens(key)
     elif kind == "number":
         for m in _NUMBER.finditer(text):
             number = _decimal(m.group())
@@ -344,20 +399,26 @@ def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
 def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
-    Email addresses; IBANs that pass the mod-97 check; web addresses with a scheme, a
-    ``www.`` or a host ending in letters (a bare name ending like a file, ``report.pdf``,
-    is no address); phone numbers written internationally (``+`` and 8 to 15 digits), with
-    an area code in brackets, or in groups of 9 to 15 digits, dates excluded. A value inside
-    another (the digits of an IBAN, the host of an address) is not found again. A text with
-    more IBAN candidates than are checked yields :data:`UNSCANNED` as an IBAN, which no
+    The text is read as :func:`revealed` (escapes decoded, defanged forms refanged, case
+    kept). Email addresses; IBANs that pass the mod-97 check; web addresses with a scheme
+    (any host, an IP address too), an opaque ``data:``, ``javascript:`` or ``vbscript:``
+    URL, or without one a ``www.``, a host ending in letters (a bare name ending like a
+    file, ``report.pdf``, is no address) or a dotted-quad IP address followed by a port or
+    a path; phone numbers written internationally (``+`` and 8 to 15 digits), with an area
+    code in brackets, or in groups of 9 to 15 digits, dates excluded. A value inside another
+    (the digits of an IBAN, the host of an address) is not found again. A text with more
+    IBAN candidates than are checked yields :data:`UNSCANNED` as an IBAN, which no
     grounding holds.
     """
-    cleaned = clean(text)
+    cleaned = revealed(text)
     taken: list[tuple[int, int]] = []
     for m in _EMAIL.finditer(cleaned):
         taken.append(m.span())
         yield "email", m.group().rstrip(".")
-    upper, pos, budget = cleaned.upper(), 0, _IBAN_CHECKS
+    upper = cleaned.upper()
+    if len(upper) != len(cleaned):  # a letter that upper-cases to two: keep spans aligned
+        upper = cleaned.translate(_ASCII_UPPER)
+    pos, budget = 0, _IBAN_CHECKS
     while (found := _IBAN.search(upper, pos)) is not None:
         raw, pos = found.group(), found.start() + 1
         ends = [i for i, c in enumerate(raw) if c in " -"] + [len(raw)]
@@ -375,18 +436,24 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
         raw = m.group()
         if _overlaps(m.span(), taken):
             continue
-        scheme = _SCHEME.match(raw) is not None
-        key = _url_key(raw)
-        if key is None:
+        scheme = _SCHEME.match(raw) is not None or _OPAQUE.match(raw) is not None
+        parts = _url_parts(raw)
+        if parts is None:
             if scheme:  # an address no key is made for (userinfo): never grounded
                 taken.append(m.span())
                 yield "url", raw
             continue
-        last = key.split("/", 1)[0].split(":", 1)[0].rsplit(".", 1)[-1]
-        if not (last.startswith("xn--") or (last.isalpha() and 2 <= len(last) <= 63)):
-            continue  # 1500.00, v1.2: no host
-        if not scheme and not raw.startswith("www.") and last in _FILE_ENDINGS:
-            continue
+        if not scheme:
+            _, host, ip = parts
+            last = host.rsplit(".", 1)[-1]
+            if ip:
+                quad = _QUAD.match(raw)
+                if quad is None or quad.end() == len(raw):
+                    continue  # 10.0.0.1 alone, 1.2.3/4: no port or path, or a version
+            elif not (last.startswith("xn--") or (last.isalpha() and 2 <= len(last) <= 63)):
+                continue  # 1500.00, v1.2: no host
+            elif not raw.lower().startswith("www.") and last in _FILE_ENDINGS:
+                continue
         taken.append(m.span())
         yield "url", raw
     for m in _PHONE.finditer(cleaned):
@@ -401,6 +468,9 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
             or (grouped and 9 <= count <= 15)
         ):
             yield "phone", raw
+
+
+_ASCII_UPPER: Final = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 def _iban_compact_valid(raw: str) -> bool:
@@ -430,15 +500,14 @@ def tokens_of(kind: str, text: str, whole: bool = False) -> frozenset[str] | str
         hit = _MEMO.get(key)
     if hit is not None:
         return hit[1]
-    cleaned = clean(text)
     found: frozenset[str] | str
     if kind == "text":
-        found = cleaned
+        found = clean(text)
     else:
-        bag = set(_extract(kind, cleaned))
+        bag = set(_extract(kind, text))
         if whole:
             with contextlib.suppress(Malformed):
-                bag.add(normalise(kind, text))
+                bag.update(_expand(kind, normalise(kind, text)))
         found = frozenset(bag)
     if len(text) <= _MEMO_MAX_TEXT:
         with _MEMO_LOCK:
@@ -494,8 +563,8 @@ class Grounding:
         if kind != "text":
             for value, declared, echo in self._values:
                 token = value_token(kind, value, declared)
-                if token is not None and token not in _echoed(kind, echo):
-                    bag.add(token)
+                if token is not None:
+                    bag.update(set(_expand(kind, token)) - _echoed(kind, echo))
         return frozenset(bag)
 
     def grounded(self, kind: str, value: str) -> bool:
@@ -517,7 +586,7 @@ class Grounding:
                 return True
         for field, declared, echo in self._values:
             token = value_token(kind, field, declared)
-            if token is None or not _holds(kind, normal, frozenset({token})):
+            if token is None or not _holds(kind, normal, frozenset(_expand(kind, token))):
                 continue
             if not any(_holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo):
                 return True
@@ -527,7 +596,7 @@ class Grounding:
 def _phrase(value: str) -> re.Pattern[str] | None:
     """For an id of several words (``Le Marais Boutique``): those words, in order, as a
     whole phrase of a trusted text (no word cut, no word between)."""
-    words = clean(value).strip(_STRIP).lstrip("#@").split(" ")
+    words = clean(value).strip(_QUOTES).lstrip("#@").split(" ")
     if len(words) < 2:
         return None
     return re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)")
