@@ -31,7 +31,9 @@ from .channels import (
     request_server_tools,
     request_sources,
     response_sources,
+    template_sources,
     written_instruction,
+    written_instructions,
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
 from .spotlight import spotlight_request
@@ -149,6 +151,7 @@ class ProvenanceGuard:
         )
         #: The keys this policy trusts; ``Lattice`` protects them from client writes.
         self.state_keys = self.trusted_state
+        self._trusted_names = frozenset(key.name for key in self.trusted_state)
         self.on_ungrounded = on_ungrounded
         self.spotlight = spotlight
         self.name = name
@@ -210,9 +213,10 @@ class ProvenanceGuard:
     def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
         """Label the outside text ADK wrote into the request; keep the written instruction.
 
-        Artifacts (names and content), preloaded memory and the relayed events of an agent
-        no hook of this app saw (a custom ``BaseAgent``, a remote A2A agent) taint the
-        session here, before the model reads them. Spotlights if asked.
+        Artifacts (names and content), preloaded memory, state values filled into the
+        instruction's ``{var}`` (unless their key is in ``trusted_state``) and the relayed
+        events of an agent no hook of this app saw (a custom ``BaseAgent``, a remote A2A
+        agent) taint the session here, before the model reads them. Spotlights if asked.
         """
         inv = callback_context.invocation_id
         self._label_request(callback_context, llm_request)
@@ -257,6 +261,8 @@ class ProvenanceGuard:
         """Taint the session when ADK wrote outside text into this request (fail closed)."""
         try:
             sources = request_sources(request, labelled_authors(ctx))
+            templates = written_instructions(ctx) or ()
+            sources += template_sources(templates, ctx.state, self._trusted_names)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
