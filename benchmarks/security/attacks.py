@@ -213,7 +213,7 @@ HELD_OUT_STYLES = (
 CLASS_TUNING_STYLES = (
     "a:channel_name", "a:contact_name",
     "b:url", "b:email", "b:iban",
-    "c:state_template", "c:artifact_name", "c:google_search",
+    "c:state_template", "c:artifact_name", "c:google_search", "c:long_running",
     "d:event_title", "d:delete_known",
     "e:direct", "e:impersonation",
     "n:glob_id",

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from google.adk.agents import LlmAgent
 
-from .taint import instruction_text
+from .taint import CONTROL_TOOLS, instruction_text
 
 #: Source names recorded in the taint record for each server-side channel.
 GROUNDING: Final = "<grounding>"
@@ -254,6 +254,30 @@ def request_sources(request: Any, labelled: Callable[[str], bool]) -> list[str]:
             ):
                 found[ARTIFACT] = None
     return list(found)
+
+
+def client_responses(events: Sequence[Any]) -> Iterator[tuple[str, str, Any]]:
+    """``(key, tool name, response)`` of every function response a client sent; the key
+    names the part of a stored event (empty for an event with no id).
+
+    A long-running tool's result (``LongRunningFunctionTool``) arrives later, as a function
+    response in a user-authored message: it never passes ``after_tool``. ADK's own control
+    answers (a confirmation, a credential) are left out. The newest events are read, as
+    many as a request's contents are.
+
+    Args:
+        events: the session's events.
+    """
+    for event in events[-_MAX_PARTS:]:
+        content = getattr(event, "content", None)
+        if getattr(event, "author", None) != "user" or content is None or not content.parts:
+            continue
+        event_id = getattr(event, "id", None) or ""
+        for n, part in enumerate(content.parts[:_MAX_PARTS]):
+            response = part.function_response
+            if response is not None and response.name not in CONTROL_TOOLS:
+                key = f"{event_id}:{n}" if event_id else ""
+                yield key, response.name or "<unnamed>", response.response
 
 
 def _relayed(texts: list[str], labelled: Callable[[str], bool]) -> Iterator[str]:

@@ -27,6 +27,7 @@ from ..tools.guard import ToolRule
 from .channels import (
     ARTIFACT,
     MEMORY,
+    client_responses,
     labelled_authors,
     request_server_tools,
     request_sources,
@@ -161,6 +162,7 @@ class ProvenanceGuard:
         self._batches: Keyed[Taint] = Keyed()
         self._server_tools: Keyed[tuple[str, ...]] = Keyed()
         self._events: LRUCache[str, EventTrust] = LRUCache(8192)
+        self._client: LRUCache[str, bool] = LRUCache(8192)
         self._events_lock = threading.Lock()
 
     @classmethod
@@ -214,7 +216,8 @@ class ProvenanceGuard:
         """Label the outside text ADK wrote into the request; keep the written instruction.
 
         Artifacts (names and content), preloaded memory, state values filled into the
-        instruction's ``{var}`` (unless their key is in ``trusted_state``) and the relayed
+        instruction's ``{var}`` (unless their key is in ``trusted_state``), a long-running
+        tool's result a client sent (labelled as that tool's output) and the relayed
         events of an agent no hook of this app saw (a custom ``BaseAgent``, a remote A2A
         agent) taint the session here, before the model reads them. Spotlights if asked.
         """
@@ -263,20 +266,41 @@ class ProvenanceGuard:
             sources = request_sources(request, labelled_authors(ctx))
             templates = written_instructions(ctx) or ()
             sources += template_sources(templates, ctx.state, self._trusted_names)
+            # A channel that is a tool of ADK's the app declared trusted does not taint.
+            channel_tools = {ARTIFACT: "load_artifacts", MEMORY: "preload_memory"}
+            sources = [s for s in sources if self._untrusted(channel_tools.get(s, s))]
+            sources += self._client_results(getattr(ctx.session, "events", None) or ())
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
-        # A channel that is a tool of ADK's the app declared trusted does not taint.
-        channel_tools = {ARTIFACT: "load_artifacts", MEMORY: "preload_memory"}
         known = read_taint(ctx.state, ctx.session.id).sources
-        sources = [
-            s for s in sources if self._untrusted(channel_tools.get(s, s)) and s not in known
-        ]
+        sources = [s for s in dict.fromkeys(sources) if s not in known]
         if not sources:
             return
         for source in sources:
             mark(ctx.state, ctx.session.id, source)
         self._counts.bump("tainted")
+
+    def _client_results(self, events: Sequence[Any]) -> list[str]:
+        """The tools whose results a client sent (a long-running tool's) that taint.
+
+        Each is labelled as that tool's output would be in ``after_tool``: untrusted unless
+        the tool is trusted whole and no leaf of the result is free text. Remembered by
+        event id (a stored event does not change).
+        """
+        found: list[str] = []
+        for key, name, response in client_responses(events):
+            with self._events_lock:
+                hit = self._client.get(key) if key else None
+            if hit is None:
+                trust = self.trusted.get(name)
+                hit = self._untrusted(name) or trust is None or free_text(response, trust)
+                if key:
+                    with self._events_lock:
+                        self._client[key] = hit
+            if hit:
+                found.append(name)
+        return found
 
     def _label_response(self, outcome: Outcome) -> None:
         """Taint the session when a model response carries server-side tool output."""
