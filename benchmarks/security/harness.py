@@ -97,6 +97,7 @@ def configs() -> list[Config]:
             Config("provenance", lambda: [provenance_guard("deny")]),
             Config("both", lambda: [InjectionGuard(on_tool="withhold"), provenance_guard("deny")]),
             Config("provenance_confirm", lambda: [provenance_guard("confirm")], person=True),
+            Config("provenance_dictated", lambda: [provenance_guard("deny", dictated=True)]),
         ]
     return out
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from cachetools import LRUCache
@@ -37,6 +37,7 @@ from .channels import (
     written_instructions,
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
+from .dictated import copied_runs, dictated
 from .spotlight import spotlight_request
 from .taint import (
     CONTROL_TOOLS,
@@ -62,6 +63,7 @@ from .values import (
     Grounding,
     Malformed,
     destinations,
+    is_value,
     ungrounded,
 )
 
@@ -81,9 +83,11 @@ class ProvenanceGuard:
     in its other string arguments (``Consequential(content=...)``). With no untrusted
     content in context nothing is checked. A denial is
     ``{"status": "denied", "reason": ..., "code": "ungrounded_argument", "policy": ...}``
-    (``ungrounded_content`` for a destination in content) naming the arguments, never
-    their values; decisions are noted with content-free codes (``deny``/``defer``
-    ``ungrounded_argument:<args>``, ``ungrounded_content:<args>``, ``always_confirm``,
+    (``ungrounded_content`` for a destination in content, ``dictated_content`` for a
+    passage copied from untrusted output) naming the arguments, never their values;
+    decisions are noted with content-free codes (``deny``/``defer``
+    ``ungrounded_argument:<args>``, ``ungrounded_content:<args>``,
+    ``dictated_content:<args>``, ``always_confirm``,
     ``rejected_by_approver``), and the call's audit entry lists the untrusted sources::
 
         ProvenanceGuard(
@@ -109,6 +113,13 @@ class ProvenanceGuard:
         spotlight: wrap untrusted tool output in per-invocation random markers in what the
             model sees, and tell the model text between them is data. Helps a cooperating
             model; it is no guarantee.
+        dictated_content: while the session is tainted, also flag a free-text argument of
+            a consequential call (the arguments ``Consequential(content=...)`` scans) that
+            repeats a run of at least :data:`~.dictated.MIN_WORDS` words of an untrusted
+            tool output, in order, after normalisation, unless trusted text holds that
+            run: code ``dictated_content:<args>``, denied or sent to a person as
+            ``on_ungrounded`` says. Off by default: forwarding or quoting what an
+            untrusted source said is then a denial too.
         name: the handler name.
 
     Raises:
@@ -128,6 +139,7 @@ class ProvenanceGuard:
         trusted_state: Iterable[StateKey[Any] | str] = (),
         on_ungrounded: str = "deny",
         spotlight: bool = False,
+        dictated_content: bool = False,
         name: str = "ProvenanceGuard",
     ) -> None:
         if on_ungrounded not in ("deny", "confirm"):
@@ -155,6 +167,9 @@ class ProvenanceGuard:
         self._trusted_names = frozenset(key.name for key in self.trusted_state)
         self.on_ungrounded = on_ungrounded
         self.spotlight = spotlight
+        if not isinstance(dictated_content, bool):
+            raise TypeError(f"dictated_content must be True or False, not {dictated_content!r}")
+        self.dictated_content = dictated_content
         self.name = name
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
@@ -393,8 +408,17 @@ class ProvenanceGuard:
             a for a in spec.scanned(tool_args) if _carries_ungrounded(grounding, tool_args[a])
         ]
         if not content:
-            self._counts.bump("allowed")
-            return None
+            copied = self._dictated(ctx, taint, spec.scanned(tool_args), tool_args)
+            if not copied:
+                self._counts.bump("allowed")
+                return None
+            if self.on_ungrounded == "confirm":
+                return self._confirm(ctx, name, spec, copied, taint, "dictated_content")
+            reason = (
+                f"{_names(copied)} of this {name} call repeat a passage of untrusted content "
+                f"word for word; write it in your own words, or ask the user to state it"
+            )
+            return self._deny(ctx, name, copied, reason, "dictated_content")
         if self.on_ungrounded == "confirm":
             return self._confirm(ctx, name, spec, content, taint, "ungrounded_content")
         reason = (
@@ -448,6 +472,39 @@ class ProvenanceGuard:
             hashed=taint.hashed,
             hasher=token_hash,
         )
+
+    def _dictated(
+        self, ctx: Any, taint: Taint, scanned: Sequence[str], tool_args: Mapping[str, Any]
+    ) -> list[str]:
+        """The free-text arguments that repeat a run of an untrusted output's words."""
+        if not self.dictated_content or not scanned:
+            return []
+        events = getattr(ctx.session, "events", None) or ()
+        trusted = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
+        trusted += [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
+        if not taint.inherited:
+            trusted += user_texts(events)
+        trusted, untrusted = capped(trusted), capped(self._untrusted_texts(events))
+        out = []
+        for arg in scanned:
+            runs = copied_runs(scalars(tool_args[arg]), trusted)
+            if dictated(runs, untrusted):
+                out.append(arg)
+        return out
+
+    def _untrusted_texts(self, events: Sequence[Any]) -> Iterator[str]:
+        """The string leaves of the outside text in the session's tool outputs, newest
+        first: every leaf of an untrusted tool's output, the free-text leaves of a tool's
+        output trusted whole (none when it is trusted as ``text``)."""
+        for tool, response, _ in tool_responses(events):
+            trust = self.trusted.get(tool)
+            if self._untrusted(tool) or trust is None:
+                if tool not in CONTROL_TOOLS:
+                    yield from scalars(response)
+                continue
+            kind = trust.fields[0][1] if trust.fields else None
+            if kind != "text":
+                yield from (leaf for leaf in scalars(response) if not is_value(leaf, kind))
 
     def _event_trust(self, event: Any) -> EventTrust:
         """What one history event adds: the user's words, trusted outputs, call arguments.
