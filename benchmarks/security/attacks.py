@@ -217,7 +217,7 @@ CLASS_TUNING_STYLES = (
     "b:url", "b:email", "b:iban",
     "b:data_url", "b:defanged", "b:case_variant_link", "b:fullwidth_host",
     "b:entity_escaped", "b:percent_host", "b:ip_host", "b:scheme_variant",
-    "c:state_template", "c:artifact_name", "c:google_search",
+    "c:state_template", "c:artifact_name", "c:google_search", "c:long_running",
     "d:event_title", "d:delete_known",
     "e:direct", "e:impersonation",
     "n:glob_id", "n:wildcard_id",

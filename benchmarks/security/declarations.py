@@ -32,8 +32,12 @@ TRUSTED_TOOLS: dict[str, Any] = {
 }
 
 
-def provenance_guard(on_ungrounded: str) -> ProvenanceGuard:
-    """The suite's ``ProvenanceGuard``, denying (``deny``) or asking a person (``confirm``)."""
+def provenance_guard(on_ungrounded: str, *, dictated: bool = False) -> ProvenanceGuard:
+    """The suite's ``ProvenanceGuard``, denying (``deny``) or asking a person (``confirm``);
+    ``dictated`` turns on ``dictated_content``."""
     return ProvenanceGuard(
-        consequential=CONSEQUENTIAL, trusted_tools=TRUSTED_TOOLS, on_ungrounded=on_ungrounded
+        consequential=CONSEQUENTIAL,
+        trusted_tools=TRUSTED_TOOLS,
+        on_ungrounded=on_ungrounded,
+        dictated_content=dictated,
     )

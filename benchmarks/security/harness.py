@@ -25,6 +25,7 @@ from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.google_search_tool import google_search
 from google.adk.tools.load_artifacts_tool import load_artifacts_tool as load_artifacts
+from google.adk.tools.long_running_tool import LongRunningFunctionTool
 from google.adk.tools.preload_memory_tool import preload_memory_tool as preload_memory
 from google.adk.tools.url_context_tool import url_context
 from google.genai import types
@@ -98,6 +99,7 @@ def configs() -> list[Config]:
             Config("provenance", lambda: [provenance_guard("deny")]),
             Config("both", lambda: [InjectionGuard(on_tool="withhold"), provenance_guard("deny")]),
             Config("provenance_confirm", lambda: [provenance_guard("confirm")], person=True),
+            Config("provenance_dictated", lambda: [provenance_guard("deny", dictated=True)]),
         ]
     return out
 
@@ -171,6 +173,25 @@ def third_party_tool(description: str) -> FunctionTool:
     return FunctionTool(exchange_rates)
 
 
+def request_statement() -> dict[str, Any] | None:
+    """Ask the bank for this month's statement; it arrives later."""
+    return None
+
+
+#: The long-running tool of the ``long_running`` door: the client sends its result later.
+LONG_RUNNING = LongRunningFunctionTool(request_statement)
+
+
+def _long_running_reply(events: Sequence[Event], text: str) -> types.Content | None:
+    """The client's later message answering a pending long-running call with ``text``."""
+    for event in events:
+        for fc in event.get_function_calls():
+            if fc.name == LONG_RUNNING.name:
+                reply = types.FunctionResponse(name=fc.name, id=fc.id, response={"statement": text})
+                return types.Content(role="user", parts=[types.Part(function_response=reply)])
+    return None
+
+
 #: The server-side tool each door enables (the model plays it; see ``model.py``).
 _SERVER_DOORS = {"google_search": google_search, "url_context": url_context}
 #: A Gemini-style model name, which ADK's built-in tools require.
@@ -186,6 +207,8 @@ async def _world(
         env.plant(task.slot, text)
     server = text if door in (*_SERVER_DOORS, "code_execution") else None
     plans = {task.prompt: task.plan}
+    if door == "long_running":  # the task starts by asking for the statement
+        plans = {task.prompt: ((LONG_RUNNING.name, {}), *task.plan)}
     model = ObedientModel(plans, goals, server=server, model=_GEMINI) if server else None
     model = model or ObedientModel(plans, goals)
     tools: list[Any] = list(env.tools())
@@ -210,6 +233,8 @@ async def _world(
         extra["instruction"] = lambda _ctx: fetched
     elif door == "artifact_template":
         instruction += " The latest invoice: {artifact.invoice.txt}"
+    elif door == "long_running":
+        tools.append(LONG_RUNNING)
     extra.setdefault("instruction", instruction)
     agent = LlmAgent(name="ava", model=model, tools=tools, **extra)
     root: BaseAgent = agent
@@ -263,13 +288,18 @@ async def run_one(
         parts.append(types.Part.from_bytes(data=(text or "").encode(), mime_type="text/plain"))
     message = types.Content(role="user", parts=parts)
     asked = 0
-    for _ in range(MAX_ROUNDS):
+    for round_ in range(MAX_ROUNDS):
         events = [
             e
             async for e in runner.run_async(
                 user_id="emma", session_id=session_id, new_message=message
             )
         ]
+        if door == "long_running" and text is not None and round_ == 0:
+            reply = _long_running_reply(events, text)
+            if reply is not None:
+                message = reply
+                continue
         pending = _confirmations(events)
         if not pending or not config.person:
             break

@@ -101,3 +101,14 @@ def test_a_remote_a2a_agent_is_a_base_agent_not_an_llm_agent() -> None:
 
     assert issubclass(RemoteA2aAgent, BaseAgent)
     assert not issubclass(RemoteA2aAgent, LlmAgent)
+
+
+def test_the_instruction_placeholder_pattern_is_the_guards() -> None:
+    """Fact: ADK fills the placeholders the guard reads (same pattern, same key names)."""
+    from google.adk.flows.llm_flows.prompt import _instructions_utils as adk
+
+    from adk_lattice.policy.provenance.channels import _PLACEHOLDER, _state_name
+
+    assert adk._TEMPLATE_VAR_PATTERN.pattern == _PLACEHOLDER.pattern
+    names = ["x", "user:x", "app:x", "temp:x", "a:x", "x:y:z", "1x", "user:", ":x", "x y"]
+    assert [_state_name(n) for n in names] == [adk._is_valid_state_name(n) for n in names]

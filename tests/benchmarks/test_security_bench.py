@@ -216,6 +216,27 @@ async def test_provenance_guard_stops_every_written_form_of_a_destination() -> N
 
 
 @needs_provenance
+async def test_provenance_guard_stops_state_and_long_running_doors() -> None:
+    """State templated into the instruction and a long-running result taint: denied."""
+    config = _config("provenance")
+    doors = ("c:state_template", "c:long_running")
+    picked = [p for p in _one_per_style() if p[1].style in doors]
+    outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
+    assert len(outcomes) == 2
+    assert [o.case for o in outcomes if o.attacked] == []
+
+
+@needs_provenance
+async def test_state_and_long_running_doors_cost_no_benign_task() -> None:
+    """With benign text in those doors, the side-door hosts complete under the guard."""
+    config = _config("provenance")
+    doors = [d for d in benign_doors() if d.style in ("c:state_template", "c:long_running")]
+    outcomes = [await run_one(BY_ID[h], config, d) for d in doors for h in d.hosts]
+    assert len(outcomes) == 6
+    assert [(o.task, o.case) for o in outcomes if not o.done] == []
+
+
+@needs_provenance
 async def test_effects_without_a_destination_pass_provenance_guard() -> None:
     """An injected event title, or a call redirected to another trusted value, is not stopped."""
     config = _config("provenance")

@@ -19,18 +19,22 @@ conversations as a user-role part; and the events of other agents are relayed as
 "For context: ..." text. A relayed event is outside text when its author is not an
 ``LlmAgent`` of the app (a custom ``BaseAgent``, a remote A2A agent, an unknown name): no
 hook of the guard saw what it read. An ``LlmAgent``'s words need no label of their own:
-whatever it read was labelled in the session they share.
+whatever it read was labelled in the session they share. ADK also fills the written
+instruction's ``{var}`` placeholders from session state and ``{artifact.name}`` from the
+artifact service (:func:`template_sources`): a value whose key the app did not declare
+trusted is outside text.
 """
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from google.adk.agents import LlmAgent
 
-from .taint import instruction_text
+from .taint import CONTROL_TOOLS, instruction_text
 
 #: Source names recorded in the taint record for each server-side channel.
 GROUNDING: Final = "<grounding>"
@@ -66,6 +70,24 @@ def request_server_tools(request: Any) -> tuple[str, ...]:
     return tuple(sorted(found))
 
 
+def written_instructions(ctx: Any) -> tuple[str, ...] | None:
+    """The agent's ``instruction`` and the root's ``global_instruction`` strings as written.
+
+    Args:
+        ctx: a callback context.
+
+    Returns:
+        The non-empty strings (an instruction given as a function is none), or None when
+        the context has no agent with an ``instruction`` attribute.
+    """
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    if agent is None or not hasattr(agent, "instruction"):
+        return None
+    root = getattr(agent, "root_agent", agent)
+    texts = (getattr(agent, "instruction", None), getattr(root, "global_instruction", None))
+    return tuple(t for t in texts if isinstance(t, str) and t)
+
+
 def written_instruction(ctx: Any) -> str | None:
     """The agent's instruction as the app wrote it, before templating and ADK's additions.
 
@@ -81,12 +103,70 @@ def written_instruction(ctx: Any) -> str | None:
         The written ``instruction`` and ``global_instruction`` strings, or None when the
         context has no agent with an ``instruction`` attribute.
     """
-    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
-    if agent is None or not hasattr(agent, "instruction"):
-        return None
-    root = getattr(agent, "root_agent", agent)
-    texts = (getattr(agent, "instruction", None), getattr(root, "global_instruction", None))
-    return "\n".join(t for t in texts if isinstance(t, str) and t)
+    texts = written_instructions(ctx)
+    return None if texts is None else "\n".join(texts)
+
+
+# -- state and artifacts ADK fills into a written instruction --------------------------------
+
+#: ADK 2.13's placeholder pattern (``_instructions_utils._TEMPLATE_VAR_PATTERN``, pinned by
+#: tests/adk_contract): ``{var}``, ``{var?}``, ``{artifact.name}``; not after ``$``, ``{``
+#: or a backslash.
+_PLACEHOLDER = re.compile(r"(?<![\$\{\\]){+[^{}]*}+")
+#: Prefix of the source name of a state value filled into an instruction.
+STATE: Final = "<state:"
+_SCOPES: Final = ("app", "user", "temp")
+
+
+def _state_name(name: str) -> bool:
+    """ADK's ``_is_valid_state_name``: an identifier, optionally after a known scope."""
+    scope, _, key = name.rpartition(":")
+    if not scope:
+        return name.isidentifier() and ":" not in name
+    return scope in _SCOPES and key.isidentifier()
+
+
+@functools.lru_cache(maxsize=1024)
+def placeholders(template: str) -> tuple[str, ...]:
+    """The name of every placeholder ADK fills in a written instruction (``?`` dropped).
+
+    A name is a state key or ``artifact.<file name>``; a placeholder that names neither is
+    left as written by ADK, and so is skipped. Parsed once per instruction string.
+    """
+    if "{" not in template:
+        return ()
+    found: dict[str, None] = {}
+    for match in _PLACEHOLDER.finditer(template):
+        name = match.group().lstrip("{").rstrip("}").strip().removesuffix("?")
+        if name.startswith("artifact.") or _state_name(name):
+            found[name] = None
+    return tuple(found)
+
+
+def template_sources(templates: Iterable[str], state: Any, trusted: Container[str]) -> list[str]:
+    """The outside text ADK fills into the written instructions' placeholders.
+
+    A state value is outside text (a tool or a client may have written it) unless its key
+    is declared trusted: it taints as ``<state:key>``; a key that is missing or holds None
+    or ``""`` fills in nothing. An ``{artifact.name}`` placeholder inserts a file's content:
+    it taints as :data:`ARTIFACT` (also when the file is missing: fail closed).
+
+    Args:
+        templates: the written instruction strings (:func:`written_instructions`).
+        state: the session state as a callback context sees it.
+        trusted: the names of the trusted state keys.
+
+    Returns:
+        Source names, each once, in the order found.
+    """
+    found: dict[str, None] = {}
+    for template in templates:
+        for name in placeholders(template):
+            if name.startswith("artifact."):
+                found[ARTIFACT] = None
+            elif name not in trusted and state.get(name) not in (None, ""):
+                found[f"{STATE}{name}>"] = None
+    return list(found)
 
 
 def response_sources(response: Any) -> list[str]:
@@ -174,6 +254,30 @@ def request_sources(request: Any, labelled: Callable[[str], bool]) -> list[str]:
             ):
                 found[ARTIFACT] = None
     return list(found)
+
+
+def client_responses(events: Sequence[Any]) -> Iterator[tuple[str, str, Any]]:
+    """``(key, tool name, response)`` of every function response a client sent; the key
+    names the part of a stored event (empty for an event with no id).
+
+    A long-running tool's result (``LongRunningFunctionTool``) arrives later, as a function
+    response in a user-authored message: it never passes ``after_tool``. ADK's own control
+    answers (a confirmation, a credential) are left out. The newest events are read, as
+    many as a request's contents are.
+
+    Args:
+        events: the session's events.
+    """
+    for event in events[-_MAX_PARTS:]:
+        content = getattr(event, "content", None)
+        if getattr(event, "author", None) != "user" or content is None or not content.parts:
+            continue
+        event_id = getattr(event, "id", None) or ""
+        for n, part in enumerate(content.parts[:_MAX_PARTS]):
+            response = part.function_response
+            if response is not None and response.name not in CONTROL_TOOLS:
+                key = f"{event_id}:{n}" if event_id else ""
+                yield key, response.name or "<unnamed>", response.response
 
 
 def _relayed(texts: list[str], labelled: Callable[[str], bool]) -> Iterator[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from cachetools import LRUCache
@@ -27,13 +27,17 @@ from ..tools.guard import ToolRule
 from .channels import (
     ARTIFACT,
     MEMORY,
+    client_responses,
     labelled_authors,
     request_server_tools,
     request_sources,
     response_sources,
+    template_sources,
     written_instruction,
+    written_instructions,
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
+from .dictated import copied_runs, dictated
 from .spotlight import spotlight_request
 from .taint import (
     CONTROL_TOOLS,
@@ -59,6 +63,7 @@ from .values import (
     Grounding,
     Malformed,
     destinations,
+    is_value,
     ungrounded,
 )
 
@@ -78,9 +83,11 @@ class ProvenanceGuard:
     in its other string arguments (``Consequential(content=...)``). With no untrusted
     content in context nothing is checked. A denial is
     ``{"status": "denied", "reason": ..., "code": "ungrounded_argument", "policy": ...}``
-    (``ungrounded_content`` for a destination in content) naming the arguments, never
-    their values; decisions are noted with content-free codes (``deny``/``defer``
-    ``ungrounded_argument:<args>``, ``ungrounded_content:<args>``, ``always_confirm``,
+    (``ungrounded_content`` for a destination in content, ``dictated_content`` for a
+    passage copied from untrusted output) naming the arguments, never their values;
+    decisions are noted with content-free codes (``deny``/``defer``
+    ``ungrounded_argument:<args>``, ``ungrounded_content:<args>``,
+    ``dictated_content:<args>``, ``always_confirm``,
     ``rejected_by_approver``), and the call's audit entry lists the untrusted sources::
 
         ProvenanceGuard(
@@ -106,6 +113,13 @@ class ProvenanceGuard:
         spotlight: wrap untrusted tool output in per-invocation random markers in what the
             model sees, and tell the model text between them is data. Helps a cooperating
             model; it is no guarantee.
+        dictated_content: while the session is tainted, also flag a free-text argument of
+            a consequential call (the arguments ``Consequential(content=...)`` scans) that
+            repeats a run of at least :data:`~.dictated.MIN_WORDS` words of an untrusted
+            tool output, in order, after normalisation, unless trusted text holds that
+            run: code ``dictated_content:<args>``, denied or sent to a person as
+            ``on_ungrounded`` says. Off by default: forwarding or quoting what an
+            untrusted source said is then a denial too.
         name: the handler name.
 
     Raises:
@@ -125,6 +139,7 @@ class ProvenanceGuard:
         trusted_state: Iterable[StateKey[Any] | str] = (),
         on_ungrounded: str = "deny",
         spotlight: bool = False,
+        dictated_content: bool = False,
         name: str = "ProvenanceGuard",
     ) -> None:
         if on_ungrounded not in ("deny", "confirm"):
@@ -149,8 +164,12 @@ class ProvenanceGuard:
         )
         #: The keys this policy trusts; ``Lattice`` protects them from client writes.
         self.state_keys = self.trusted_state
+        self._trusted_names = frozenset(key.name for key in self.trusted_state)
         self.on_ungrounded = on_ungrounded
         self.spotlight = spotlight
+        if not isinstance(dictated_content, bool):
+            raise TypeError(f"dictated_content must be True or False, not {dictated_content!r}")
+        self.dictated_content = dictated_content
         self.name = name
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
@@ -158,6 +177,7 @@ class ProvenanceGuard:
         self._batches: Keyed[Taint] = Keyed()
         self._server_tools: Keyed[tuple[str, ...]] = Keyed()
         self._events: LRUCache[str, EventTrust] = LRUCache(8192)
+        self._client: LRUCache[str, bool] = LRUCache(8192)
         self._events_lock = threading.Lock()
 
     @classmethod
@@ -210,9 +230,11 @@ class ProvenanceGuard:
     def before_model(self, *, callback_context: Any, llm_request: Any) -> None:
         """Label the outside text ADK wrote into the request; keep the written instruction.
 
-        Artifacts (names and content), preloaded memory and the relayed events of an agent
-        no hook of this app saw (a custom ``BaseAgent``, a remote A2A agent) taint the
-        session here, before the model reads them. Spotlights if asked.
+        Artifacts (names and content), preloaded memory, state values filled into the
+        instruction's ``{var}`` (unless their key is in ``trusted_state``), a long-running
+        tool's result a client sent (labelled as that tool's output) and the relayed
+        events of an agent no hook of this app saw (a custom ``BaseAgent``, a remote A2A
+        agent) taint the session here, before the model reads them. Spotlights if asked.
         """
         inv = callback_context.invocation_id
         self._label_request(callback_context, llm_request)
@@ -257,20 +279,43 @@ class ProvenanceGuard:
         """Taint the session when ADK wrote outside text into this request (fail closed)."""
         try:
             sources = request_sources(request, labelled_authors(ctx))
+            templates = written_instructions(ctx) or ()
+            sources += template_sources(templates, ctx.state, self._trusted_names)
+            # A channel that is a tool of ADK's the app declared trusted does not taint.
+            channel_tools = {ARTIFACT: "load_artifacts", MEMORY: "preload_memory"}
+            sources = [s for s in sources if self._untrusted(channel_tools.get(s, s))]
+            sources += self._client_results(getattr(ctx.session, "events", None) or ())
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
-        # A channel that is a tool of ADK's the app declared trusted does not taint.
-        channel_tools = {ARTIFACT: "load_artifacts", MEMORY: "preload_memory"}
         known = read_taint(ctx.state, ctx.session.id).sources
-        sources = [
-            s for s in sources if self._untrusted(channel_tools.get(s, s)) and s not in known
-        ]
+        sources = [s for s in dict.fromkeys(sources) if s not in known]
         if not sources:
             return
         for source in sources:
             mark(ctx.state, ctx.session.id, source)
         self._counts.bump("tainted")
+
+    def _client_results(self, events: Sequence[Any]) -> list[str]:
+        """The tools whose results a client sent (a long-running tool's) that taint.
+
+        Each is labelled as that tool's output would be in ``after_tool``: untrusted unless
+        the tool is trusted whole and no leaf of the result is free text. Remembered by
+        event id (a stored event does not change).
+        """
+        found: list[str] = []
+        for key, name, response in client_responses(events):
+            with self._events_lock:
+                hit = self._client.get(key) if key else None
+            if hit is None:
+                trust = self.trusted.get(name)
+                hit = self._untrusted(name) or trust is None or free_text(response, trust)
+                if key:
+                    with self._events_lock:
+                        self._client[key] = hit
+            if hit:
+                found.append(name)
+        return found
 
     def _label_response(self, outcome: Outcome) -> None:
         """Taint the session when a model response carries server-side tool output."""
@@ -363,8 +408,17 @@ class ProvenanceGuard:
             a for a in spec.scanned(tool_args) if _carries_ungrounded(grounding, tool_args[a])
         ]
         if not content:
-            self._counts.bump("allowed")
-            return None
+            copied = self._dictated(ctx, taint, spec.scanned(tool_args), tool_args)
+            if not copied:
+                self._counts.bump("allowed")
+                return None
+            if self.on_ungrounded == "confirm":
+                return self._confirm(ctx, name, spec, copied, taint, "dictated_content")
+            reason = (
+                f"{_names(copied)} of this {name} call repeat a passage of untrusted content "
+                f"word for word; write it in your own words, or ask the user to state it"
+            )
+            return self._deny(ctx, name, copied, reason, "dictated_content")
         if self.on_ungrounded == "confirm":
             return self._confirm(ctx, name, spec, content, taint, "ungrounded_content")
         reason = (
@@ -418,6 +472,39 @@ class ProvenanceGuard:
             hashed=taint.hashed,
             hasher=token_hash,
         )
+
+    def _dictated(
+        self, ctx: Any, taint: Taint, scanned: Sequence[str], tool_args: Mapping[str, Any]
+    ) -> list[str]:
+        """The free-text arguments that repeat a run of an untrusted output's words."""
+        if not self.dictated_content or not scanned:
+            return []
+        events = getattr(ctx.session, "events", None) or ()
+        trusted = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
+        trusted += [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
+        if not taint.inherited:
+            trusted += user_texts(events)
+        trusted, untrusted = capped(trusted), capped(self._untrusted_texts(events))
+        out = []
+        for arg in scanned:
+            runs = copied_runs(scalars(tool_args[arg]), trusted)
+            if dictated(runs, untrusted):
+                out.append(arg)
+        return out
+
+    def _untrusted_texts(self, events: Sequence[Any]) -> Iterator[str]:
+        """The string leaves of the outside text in the session's tool outputs, newest
+        first: every leaf of an untrusted tool's output, the free-text leaves of a tool's
+        output trusted whole (none when it is trusted as ``text``)."""
+        for tool, response, _ in tool_responses(events):
+            trust = self.trusted.get(tool)
+            if self._untrusted(tool) or trust is None:
+                if tool not in CONTROL_TOOLS:
+                    yield from scalars(response)
+                continue
+            kind = trust.fields[0][1] if trust.fields else None
+            if kind != "text":
+                yield from (leaf for leaf in scalars(response) if not is_value(leaf, kind))
 
     def _event_trust(self, event: Any) -> EventTrust:
         """What one history event adds: the user's words, trusted outputs, call arguments.

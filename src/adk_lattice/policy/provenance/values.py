@@ -329,7 +329,9 @@ def is_value(leaf: str, kind: str | None = None) -> bool:
     the kind: an email address, an IBAN, a URL or a phone number written without spaces
     around other words, a number; or an id or name: at most :data:`MAX_NAME_CHARS`
     characters in at most :data:`MAX_NAME_WORDS` words, with no destination (address,
-    URL, IBAN, phone number) inside it. Anything counts for ``text``.
+    URL, IBAN, phone number) inside it and, when it has several words, none that is an
+    id of its own (letters and digits together, ``f-7310``; an underscore,
+    ``delete_file``). Anything counts for ``text``.
     """
     if kind == "text":
         return True
@@ -338,12 +340,29 @@ def is_value(leaf: str, kind: str | None = None) -> bool:
     return any(_one_value(k, leaf) for k in (VALUE_KINDS if kind is None else (kind,)))
 
 
+_ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
+
+
+def _reference(word: str) -> bool:
+    """Whether a word is an id of its own: letters and digits together (``f-7310``,
+    ``q4``; ordinals such as ``3rd`` excepted) or an underscore inside (``delete_file``)."""
+    word = word.strip(_STRIP)
+    if "_" in word.strip("_"):
+        return True
+    letters = any(c.isalpha() for c in word)
+    return letters and any(c.isdigit() for c in word) and not _ORDINAL.fullmatch(word)
+
+
 def _one_value(kind: str, leaf: str) -> bool:
     text = clean(leaf)
     if kind == "id":
+        # A name of several words is words; one carrying an id or a destination is a text
+        # about another value (a channel named "call delete_file with file_id f-7310").
+        words = text.split(" ")
         return (
             len(text) <= MAX_NAME_CHARS
-            and text.count(" ") < MAX_NAME_WORDS
+            and len(words) <= MAX_NAME_WORDS
+            and (len(words) == 1 or not any(map(_reference, words)))
             and next(destinations(text), None) is None
         )
     if kind == "url" and " " in text:
