@@ -255,3 +255,13 @@ def test_config_check_never_prints_an_env_value(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "not '@env.CACHE_SCOPE'" in printed or 'not "@env.CACHE_SCOPE"' in printed
     assert "sk-live" not in printed
+
+
+def test_config_check_of_a_deeply_nested_file_is_one_finding(tmp_path: Path) -> None:
+    """A file nested past the TOML parser's recursion limit is a finding (exit 1), no
+    traceback."""
+    (tmp_path / "deep.toml").write_text("x = " + "[" * 50_000 + "]" * 50_000 + "\n")
+    out = io.StringIO()
+    code = main(["config", "check", str(tmp_path / "deep.toml")], out=out)
+    assert code == 1
+    assert "nested too deeply" in out.getvalue()

@@ -121,6 +121,8 @@ class Dispatcher:
         shadows: dict[HookName, tuple[Bound, ...]] | None = None,
     ) -> None:
         self.chains = chains
+        #: The after_model policy deciders, run on an answer a cache served.
+        self._output_policy = tuple(b for b in chains.get("after_model", ()) if b.tier == "policy")
         self.shadows = shadows or {}
         #: Shadow handlers' own state writes, per session (never the session's).
         self.forks = Forks()
@@ -279,6 +281,30 @@ class Dispatcher:
                 )
             )
         return decision
+
+    async def output_policy(self, kwargs: dict[str, Any], agent: str | None) -> Any:
+        """Run the ``after_model`` policy deciders on an answer a cache served.
+
+        ADK runs no ``after_model`` after a ``before_model`` short-circuit, so without this
+        a stored answer would skip output policy: one stored before a policy was added, or
+        by another writer of the store. Their notes join the synthesized ``after_model``
+        outcome that follows (same context). Returns the answer to serve.
+        """
+        served = kwargs["llm_response"]
+        if not self._output_policy:
+            return served
+        value, _, _ = await run_chain(
+            self._output_policy,
+            "after_model",
+            kwargs,
+            agent=agent,
+            tool=None,
+            partial=False,
+            strict=self.strict,
+            stats=self.stats,
+            steps=None,
+        )
+        return value if value is not None else served
 
     async def synthesize(
         self,

@@ -497,14 +497,18 @@ class Lattice(BasePlugin):
         kwargs = {"callback_context": callback_context, "llm_request": llm_request}
         push_open(inv.open_models, (agent, kwargs))
         decided = await self._dispatch.decide("before_model", kwargs, inv, agent=agent)
-        if decided.value is not None:
+        value = decided.value
+        if value is not None:
             # ADK runs no after_model after a before_model short-circuit: close it here.
             remove_open(inv.open_models, agent)
-            served = {"callback_context": callback_context, "llm_response": decided.value}
+            served = {"callback_context": callback_context, "llm_response": value}
+            if decided.bound is not None and decided.bound.tier == "cache":
+                # A stored answer still passes today's output policy (redaction...).
+                value = served["llm_response"] = await self._dispatch.output_policy(served, agent)
             await self._dispatch.synthesize(
                 "after_model", served, inv, agent, "short_circuit", decided
             )
-        return decided.value  # type: ignore[no-any-return]
+        return value  # type: ignore[no-any-return]
 
     async def after_model_callback(
         self, *, callback_context: CallbackContext, llm_response: LlmResponse

@@ -57,6 +57,21 @@ async def test_a_lattice_from_a_broken_env_file_refuses_the_run(
     assert "refused" in text and "bad.toml" in text and "1 problem(s)" in text
 
 
+async def test_a_file_nested_past_the_parsers_limit_refuses_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file of arrays nested 50,000 deep refuses every run instead of raising
+    RecursionError from the constructor (a server would then run the app without it)."""
+    path = tmp_path / "deep.toml"
+    path.write_text("[lattice]\nname = " + "[" * 50_000 + "]" * 50_000 + "\n", encoding="utf-8")
+    monkeypatch.setenv("ADK_LATTICE_CONFIG", str(path))
+    runner, sent = _app(Lattice(name="adk_lattice.Lattice"))
+    events = await runner.run("mail the ledger out")
+    assert sent == []
+    (text,) = runner.texts(events)
+    assert "refused" in text and "deep.toml" in text
+
+
 async def test_from_config_on_a_broken_file_refuses_the_run(tmp_path: Path) -> None:
     """``Lattice.from_config`` on a broken file refuses by default: the tool never runs."""
     runner, sent = _app(Lattice.from_config(_bad(tmp_path)))

@@ -15,8 +15,13 @@ import redis.exceptions
 
 from adk_lattice.policy import MemoryCounter, RateLimit, RedisCounter
 from adk_lattice.policy.limits import rate as rate_module
+from adk_lattice.stores import MemoryStore
+from adk_lattice.testing import ScriptedResponse
 from tests._redis import RedisServer, redis_binary
+from tests.cache.rig import Rig, text_of
 from tests.policy.test_rate import Clock
+
+S = ScriptedResponse
 
 
 async def test_a_counter_whose_window_restarted_is_the_newest_when_full() -> None:
@@ -143,3 +148,19 @@ async def test_a_stalled_server_costs_one_attempt_even_if_the_url_asks_for_retri
         server.close()
         await server.wait_closed()
     assert len(accepted) == 1
+
+
+async def test_a_megabyte_user_id_makes_a_short_counter_key() -> None:
+    """A client-chosen user id of 2**20 characters is counted under a key of about a
+    hundred characters, and two such ids differing in their last character count apart."""
+    store = MemoryStore()
+    limit = RateLimit(1, 60, store=store)
+    rig = Rig([S.text("one"), S.text("two"), S.text("three")], policy=[limit])
+    long_id = "u" * 2**20
+    await rig.ask("Hi", user=long_id + "a")
+    await rig.ask("Hi", user=long_id + "b")
+    denied = await rig.ask("Hi", user=long_id + "a")
+    assert text_of(denied) == limit.message
+    assert limit.counts["allowed"] == 2
+    assert max(len(k) for k in store._counters) < 200
+    await rig.close()

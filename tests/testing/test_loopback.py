@@ -8,6 +8,7 @@ import httpx
 import pytest
 
 from adk_lattice.testing import LoopbackGemini, LoopbackOpenAI, ScriptedResponse
+from adk_lattice.testing._loopback.server import MAX_BODY_BYTES
 
 S = ScriptedResponse
 KEY = {"x-goog-api-key": "k"}
@@ -140,3 +141,60 @@ def test_openai_api_answers_a_chat_completion() -> None:
     call = choice["message"]["tool_calls"][0]["function"]
     assert (call["name"], json.loads(call["arguments"])) == ("lookup", {"charge_id": "c1"})
     assert answer["usage"]["prompt_tokens"] == 3
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"[1, 2]",
+        b'{"contents": "abc"}',
+        b'{"contents": [1]}',
+        b'{"contents": [{"role": "user", "parts": "x"}]}',
+        b'{"contents": [{"role": "user", "parts": [{"text": 5}]}]}',
+        b'{"systemInstruction": "be brief"}',
+        b"[" * 100_000,
+    ],
+)
+def test_a_malformed_gemini_request_is_a_400_in_googles_shape(raw: bytes) -> None:
+    """A body that is not a readable generateContent request gets HTTP 400 with a reason;
+    no turn is spent and nothing is recorded."""
+    with LoopbackGemini([S.text("hi")]) as api:
+        url = f"{api.url}/v1beta/models/gemini-2.5-flash:generateContent"
+        answer = httpx.post(url, content=raw, headers=KEY)
+        assert (api.calls, api.requests) == (0, [])
+    assert answer.status_code == 400
+    assert answer.json()["error"]["status"] == "INVALID_ARGUMENT"
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"[1, 2]",
+        b'{"messages": "abc"}',
+        b'{"messages": [1]}',
+        b'{"messages": [{"role": "user", "content": [{"type": "text", "text": 5}]}]}',
+        b'{"messages": [{"role": "assistant", "tool_calls": [{"function": "f"}]}]}',
+        b'{"messages": [], "stream_options": true}',
+        b"[" * 100_000,
+    ],
+)
+def test_a_malformed_chat_request_is_a_400_in_openais_shape(raw: bytes) -> None:
+    """A body that is not a readable chat completion request gets HTTP 400 with a reason."""
+    with LoopbackOpenAI([S.text("hi")]) as api:
+        url = f"{api.url}/v1/chat/completions"
+        answer = httpx.post(url, content=raw, headers={"authorization": "Bearer k"})
+        assert (api.calls, api.requests) == (0, [])
+    assert answer.status_code == 400
+    assert answer.json()["error"]["type"] == "invalid_request_error"
+
+
+@pytest.mark.parametrize("chunked", [False, True], ids=["content-length", "chunked"])
+def test_a_body_past_the_cap_is_refused_unread(chunked: bool) -> None:
+    """A body larger than MAX_BODY_BYTES gets HTTP 413, with or without a Content-Length."""
+    raw = b'{"contents": [], "pad": "' + b"x" * MAX_BODY_BYTES + b'"}'
+    content = iter([raw[i : i + 2**20] for i in range(0, len(raw), 2**20)]) if chunked else raw
+    with LoopbackGemini([S.text("hi")]) as api:
+        url = f"{api.url}/v1beta/models/gemini-2.5-flash:generateContent"
+        answer = httpx.post(url, content=content, headers=KEY, timeout=60)
+        assert api.calls == 0
+    assert answer.status_code == 413

@@ -100,6 +100,8 @@ def read_config(path: str | os.PathLike[str]) -> LatticeConfig:
         raise ConfigError([f"{file}: cannot read it ({type(exc).__name__}: {exc})"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML: {exc}"]) from None
+    except RecursionError:  # the parser recurses per level: a file can nest past the limit
+        raise ConfigError([f"{file}: arrays or tables nested too deeply to read"]) from None
     find = Finder(str(file), base=str(file.resolve().parent))
     config = LatticeConfig(path=file)
     for key in data:
@@ -192,7 +194,7 @@ def read_config_name(path: str | os.PathLike[str]) -> str | None:
     """``[lattice] name`` of a config file, or None (problems surface when it is built)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError):
         return None
     section = data.get("lattice")
     name = section.get("name") if isinstance(section, dict) else None

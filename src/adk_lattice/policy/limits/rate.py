@@ -11,10 +11,11 @@ stores, keep working: they satisfy the same :class:`CounterStore` protocol.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Final, Literal, Protocol, runtime_checkable
 from urllib.parse import quote
 
 from google.adk.models.llm_response import LlmResponse
@@ -154,13 +155,26 @@ class RedisCounter:
         await self._client.aclose()
 
 
+#: Longest key part kept as written; a longer one (a user id a client chose) is a digest.
+_MAX_PART: Final = 64
+
+
 def counter_key(*parts: object) -> str:
     """One counter's key: each part percent-escaped, so no part can forge a separator.
 
     A user id such as ``"bob:7"`` or a tenant holding ``":"`` stays one part and never
-    shares another user's or tenant's counter.
+    shares another user's or tenant's counter. A part longer than 64 characters is
+    ``#`` and its SHA-256 (``#`` is always escaped, so no written part looks like one):
+    a client's megabyte of user id costs a store a key of a hundred bytes, not three
+    megabytes per counter.
     """
-    return ":".join(quote(str(part), safe="") for part in parts)
+    return ":".join(_key_part(str(part)) for part in parts)
+
+
+def _key_part(part: str) -> str:
+    if len(part) > _MAX_PART:
+        return "#" + hashlib.sha256(part.encode("utf-8", "surrogatepass")).hexdigest()
+    return quote(part, safe="")
 
 
 Hook = Literal["before_model", "before_tool", "before_agent"]

@@ -13,7 +13,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from .._script import ScriptedResponse, ScriptExhaustedError
-from .server import LoopbackRequest, ScriptedServer, safe_headers
+from .server import LoopbackRequest, ScriptedServer, objects, read_body, safe_headers
 from .wire import gemini_chunks, last_user_text_of_body, model_turns_of_body, prompt_text_of_body
 
 if TYPE_CHECKING:
@@ -49,6 +49,20 @@ def _as_llm_request(model: str, body: dict[str, Any]) -> LlmRequest:
         config.system_instruction = types.Content.model_validate(body["systemInstruction"])
     contents = [types.Content.model_validate(c) for c in body.get("contents") or ()]
     return LlmRequest(model=model, contents=contents, config=config)
+
+
+def _shape_problem(body: dict[str, Any]) -> str | None:
+    """Why a body is not a ``generateContent`` request the server can read, or None."""
+    contents = body.get("contents")
+    if not objects(contents) or not all(objects(c.get("parts")) for c in contents or ()):
+        return "contents must be a list of objects, each with a list of parts (objects)"
+    system = body.get("systemInstruction")
+    if system is not None and not (isinstance(system, dict) and objects(system.get("parts"))):
+        return "systemInstruction must be an object with a list of parts (objects)"
+    parts = [p for c in [*(contents or ()), system or {}] for p in c.get("parts") or ()]
+    if not all(isinstance(p.get("text", ""), str) for p in parts):
+        return "a part's text must be a string"
+    return None
 
 
 class LoopbackGemini(ScriptedServer):
@@ -145,10 +159,13 @@ class LoopbackGemini(ScriptedServer):
         refused = self._authorised(request)
         if refused is not None:
             return refused
-        try:
-            body = await request.json()
-        except ValueError:
-            return _error(400, "INVALID_ARGUMENT", "the request body is not JSON")
+        body = await read_body(request)
+        if isinstance(body, tuple):
+            status, why = body
+            return _error(status, "INVALID_ARGUMENT", why)
+        problem = _shape_problem(body)
+        if problem is not None:
+            return _error(400, "INVALID_ARGUMENT", problem)
         stream = method == "streamGenerateContent"
         headers = safe_headers(request.headers)
         self.requests.append(LoopbackRequest(request.url.path, model, stream, body, headers))
@@ -166,7 +183,11 @@ class LoopbackGemini(ScriptedServer):
         turn = turn if turn is not None else ScriptedResponse(usage=False)
         if turn.expect is not None:
             try:
-                turn.expect(_as_llm_request(model, body))
+                seen = _as_llm_request(model, body)
+            except ValueError:  # pydantic's ValidationError: a part of no known kind
+                return _error(400, "INVALID_ARGUMENT", "the contents are not Gemini contents")
+            try:
+                turn.expect(seen)
             except AssertionError as exc:
                 self._failures.append(f"turn {index}: expectation failed: {exc}")
                 return _error(400, "INVALID_ARGUMENT", f"turn {index}: expectation failed")

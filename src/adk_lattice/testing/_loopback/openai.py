@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._script import ScriptedResponse, ScriptExhaustedError
-from .server import LoopbackRequest, ScriptedServer, safe_headers
+from .server import LoopbackRequest, ScriptedServer, objects, read_body, safe_headers
 
 if TYPE_CHECKING:
     from google.adk.models.lite_llm import LiteLlm
@@ -49,6 +49,29 @@ def _last_user_text(messages: list[dict[str, Any]]) -> str:
         if message.get("role") == "user":
             return _message_text(message)
     return ""
+
+
+def _shape_problem(body: dict[str, Any]) -> str | None:
+    """Why a body is not a chat completion request the server can read, or None."""
+    messages = body.get("messages")
+    if not objects(messages):
+        return "messages must be a list of objects"
+    for message in messages or ():
+        content = message.get("content")
+        if not (content is None or isinstance(content, str) or objects(content)):
+            return "a message's content must be a string or a list of objects"
+        if isinstance(content, list) and not all(
+            isinstance(p.get("text", ""), str) for p in content
+        ):
+            return "a content part's text must be a string"
+        calls = message.get("tool_calls")
+        if not objects(calls) or not all(
+            isinstance(c.get("function", {}), dict) for c in calls or ()
+        ):
+            return "a message's tool_calls must be a list of objects with a function object"
+    if not isinstance(body.get("stream_options") or {}, dict):
+        return "stream_options must be an object"
+    return None
 
 
 def _finish(turn: ScriptedResponse) -> str:
@@ -134,10 +157,12 @@ class LoopbackOpenAI(ScriptedServer):
 
         if not request.headers.get("authorization"):
             return _error(401, "You didn't provide an API key.")
-        try:
-            body = await request.json()
-        except ValueError:
-            return _error(400, "the request body is not JSON")
+        body = await read_body(request)
+        if isinstance(body, tuple):
+            return _error(*body)
+        problem = _shape_problem(body)
+        if problem is not None:
+            return _error(400, problem)
         messages = body.get("messages") or []
         stream = bool(body.get("stream"))
         model = str(body.get("model") or "")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import threading
 import time
@@ -43,6 +44,41 @@ _SECRET_HEADERS = frozenset({"x-goog-api-key", "authorization", "x-api-key", "ap
 def safe_headers(raw: Any) -> dict[str, str]:
     """Request headers with credentials masked, for :class:`LoopbackRequest`."""
     return {k.lower(): ("***" if k.lower() in _SECRET_HEADERS else v) for k, v in raw.items()}
+
+
+#: The largest request body a loopback API reads (a test's model request is far smaller):
+#: a larger one is refused with HTTP 413 before it is held in memory.
+MAX_BODY_BYTES = 32 * 2**20
+
+
+async def read_body(request: Any) -> dict[str, Any] | tuple[int, str]:
+    """The request's JSON object, or ``(status, why)`` when it is refused.
+
+    Refused: a body past :data:`MAX_BODY_BYTES` (413), one that is not JSON or nests past
+    Python's recursion limit, or JSON that is not an object (400).
+    """
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
+        return 413, f"the request body is larger than {MAX_BODY_BYTES} bytes"
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > MAX_BODY_BYTES:
+            return 413, f"the request body is larger than {MAX_BODY_BYTES} bytes"
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        return 400, "the request body is not JSON"
+    if not isinstance(body, dict):
+        return 400, "the request body is not a JSON object"
+    return body
+
+
+def objects(value: Any, *, optional: bool = True) -> bool:
+    """Whether ``value`` is a list of JSON objects (or absent, when ``optional``)."""
+    if value is None:
+        return optional
+    return isinstance(value, list) and all(isinstance(v, dict) for v in value)
 
 
 class LoopbackServer:
