@@ -8,10 +8,11 @@ import pytest
 from google.adk.agents import LlmAgent
 
 from adk_lattice import Lattice
-from adk_lattice.policy.provenance.reveal import decoded
+from adk_lattice.policy.provenance.reveal import decoded, revealed
 from adk_lattice.policy.provenance.values import Grounding, destinations, normalise, ungrounded
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import run_app
+from tests.policy.test_linear_time import _fill, _scales_linearly
 from tests.policy.test_provenance_content import Office, guard
 from tests.policy.test_provenance_runner import USER_IBAN, Bank, agent, inbox_then_pay
 from tests.policy.test_provenance_runner import guard as pay_guard
@@ -198,6 +199,20 @@ def test_a_group_of_a_grouped_value_or_an_id_grounds_no_amount(typed: str, amoun
 def test_a_number_written_as_a_number_grounds_the_amount(typed: str, amount: str) -> None:
     """A number that is a word of its own (punctuation and a currency around it) grounds."""
     assert Grounding([typed]).grounded("number", amount)
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["=?utf-8?q?", "=?utf-8?b?QUFB", '"a ', "1-800-ABC", "tel:+1-", "a.zip ", "//a.b", "00 "],
+)
+def test_scanning_hostile_text_of_these_forms_costs_linear_time(unit: str) -> None:
+    """8x more of a hostile shape of these forms costs at most 20x the scan's time."""
+
+    def scan(text: str) -> object:
+        revealed.cache_clear()
+        return list(destinations(text)), Grounding([text]).tokens("number")
+
+    assert _scales_linearly(scan, _fill(unit))
 
 
 FORMS = [
