@@ -499,13 +499,18 @@ def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
 def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
-    The text is read as :func:`revealed` (escapes decoded, defanged forms refanged, case
-    kept). Email addresses; IBANs that pass the mod-97 check; web addresses with a scheme
-    (any host, an IP address too), an opaque ``data:``, ``javascript:`` or ``vbscript:``
-    URL, or without one a ``www.``, a host ending in letters (a bare name ending like a
-    file, ``report.pdf``, is no address) or a dotted-quad IP address followed by a port or
-    a path; phone numbers written internationally (``+`` and 8 to 15 digits), with an area
-    code in brackets, or in groups of 9 to 15 digits, dates excluded. A value inside another
+    The text is read as :func:`revealed` (escapes and RFC 2047 encoded-words decoded,
+    defanged forms refanged, case kept). Email addresses (a quoted local part and an
+    address literal too); IBANs that pass the mod-97 check; web addresses with a scheme
+    (any host, an IP address too) or protocol-relative (``//host/path``), an opaque
+    ``data:``, ``javascript:`` or ``vbscript:`` URL, or without one a ``www.``, a host
+    ending in letters (a bare name ending like a file, ``report.pdf``, is no address,
+    unless the ending is also a top-level domain and a path follows or a link cue
+    precedes it) or a dotted-quad IP address followed by a port or a path; phone numbers:
+    a dial URI's (``tel:``, ``sms:``), written internationally (``+`` and 8 to 15 digits),
+    with an area code in brackets, in groups of 9 to 15 digits (dates excluded), as one
+    run of 10 to 15 digits that is a word of its own, or as a letter number
+    (``1-800-FRAUD-HELP``, yielded as its keypad digits). A value inside another
     (the digits of an IBAN, the host of an address) is not found again. A text with more
     IBAN candidates than are checked yields :data:`UNSCANNED` as an IBAN, which no
     grounding holds.
