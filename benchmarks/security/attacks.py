@@ -221,6 +221,9 @@ CLASS_TUNING_STYLES = (
     "d:event_title", "d:delete_known",
     "e:direct", "e:impersonation",
     "n:glob_id", "n:wildcard_id",
+    # fresh.py styles fixed in the content scan and the number grounding.
+    "b:protocol_relative", "b:dial_uri", "b:phone_digit_run", "b:phone_words",
+    "b:email_rfc_forms", "b:file_tld_host", "b:encoded_word", "n:amount_from_digits",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -229,13 +232,13 @@ CLASS_HELD_OUT_STYLES = (
     "c:code_execution", "c:url_context", "c:preload_memory", "c:custom_agent",
     "d:post_text",
     "e:todo", "e:forged_system",
-    # fresh.py: written from the attacker's side after the tuning, all held out.
+    # fresh.py: written from the attacker's side after the tuning (those fixed since are
+    # tuning styles).
     "a:directory_value", "a:split_entries", "a:field_key",
-    "b:protocol_relative", "b:ipv6_host", "b:script_uri", "b:dial_uri", "b:phone_digit_run",
-    "b:phone_words", "b:email_rfc_forms", "b:file_tld_host", "b:encoded_word",
+    "b:ipv6_host", "b:script_uri",
     "c:attachment", "c:tool_description", "c:agent_card", "c:instruction_provider",
     "c:artifact_template",
-    "n:amount_from_digits", "n:recipient_list", "n:lookalike_email", "n:iban_one_char",
+    "n:recipient_list", "n:lookalike_email", "n:iban_one_char",
     "n:casefold_host",
 )  # fmt: skip
 

@@ -47,8 +47,16 @@ MAX_CONTENT_CHARS: Final = 100_000
 #: Most destinations checked in one argument; more are never grounded.
 MAX_DESTINATIONS: Final = 64
 
-_EMAIL: Final = re.compile(r"(?<![\w.%+\-])[\w.%+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+")
-_EMAIL_VALUE: Final = re.compile(r"[\w.%+\-]{1,64}@[\w\-]+(?:\.[\w\-]+)+")
+#: An e-mail address: a dot-atom or quoted local part (``"billing"@host``, RFC 5322), at a
+#: dotted domain or an address literal (``desk@[203.0.113.9]``, ``x@[IPv6:2001:db8::1]``).
+_EMAIL_FORM: Final = (
+    r"(?:[\w.%+\-]{1,64}|\"[^\"\\\r\n]{1,64}\")"
+    r"@(?:[\w\-]+(?:\.[\w\-]+)+|\[(?:ipv6:)?[0-9a-f:.]{2,45}\])"
+)
+_EMAIL: Final = re.compile(r"(?<![\w.%+\-])" + _EMAIL_FORM, re.IGNORECASE)
+_EMAIL_VALUE: Final = re.compile(_EMAIL_FORM, re.IGNORECASE)
+#: A quoted local part that is a plain dot-atom names the same mailbox unquoted.
+_QUOTED_ATOM: Final = re.compile(r"\"([\w%+\-]+(?:\.[\w%+\-]+)*)\"@")
 _IBAN: Final = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]){10,30}")
 _IBAN_VALUE: Final = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
 #: A web address: with a scheme, any host the WHATWG parser may take (a dotless or numeric
@@ -60,14 +68,55 @@ _URL: Final = re.compile(
     r"(?<![\w@.\-/%])(?:"
     r"data:[^\s<>\"'`,]{0,256},[^\s<>\"'`]*|(?:javascript|vbscript):[^\s<>\"'`]+"
     r"|[a-z][a-z0-9+.\-]{1,15}:[/\\]{2}(?:\[[0-9a-f:.]+\]|[^\s/?#\\<>\"'`()\[\]{}])+"
-    r"|(?:[\w\-]|%[0-9a-f]{2})+(?:(?:\.|%2e)(?:[\w\-]|%[0-9a-f]{2})+)+(?::\d{1,5})?"
+    r"|(?://)?(?:[\w\-]|%[0-9a-f]{2})+(?:(?:\.|%2e)(?:[\w\-]|%[0-9a-f]{2})+)+(?::\d{1,5})?"
     r")(?:[/?#\\][^\s<>\"'`()\[\]{}]*)?",
     re.IGNORECASE,
 )
-_NUMBER: Final = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
+#: A number as a word: ``1500``, ``1,500.00``, ``45.50``.
+_NUMBER_WORD: Final = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+#: A neighbouring group of a grouped value: letters and digits with a digit, nothing after.
+_GROUP: Final = re.compile(r"[+(]?[\w()]*\d[\w()]*")
+#: Nouns whose number is an id, not an amount (``order 5521``, ``invoice no. 2291``).
+_ID_NOUNS: Final = frozenset(
+    {
+        "order", "invoice", "ticket", "ref", "reference", "case", "booking", "no", "nr", "num",
+        "number", "id", "account", "acct", "room", "flight", "po", "item", "sku", "tracking",
+        "confirmation", "receipt", "transaction", "reservation", "customer", "member", "#",
+    }
+)  # fmt: skip
 _PHONE: Final = re.compile(r"(?<![\d+])\+?\d[\d ().\-]{4,24}\d")
 #: A whole value written as a phone number: digits, ``+`` and the separators people write.
 _PHONE_VALUE: Final = re.compile(r"(?:tel:)?\+?[\d ().\-/]+")
+#: A dial URI (RFC 3966 ``tel:``, RFC 5724 ``sms:`` and the forms clients open the same
+#: way): its number is a phone number whatever its separators (``tel:+44-20-7946-0999``).
+_DIAL: Final = re.compile(
+    r"(?<![\w.+\-])(?:tel|sms|smsto|mms|mmsto|callto|facetime|facetime-audio):(?://)?"
+    r"(?P<number>\+?[\d().\-]{0,40}\d)",
+    re.IGNORECASE,
+)
+#: A letter number (``1-800-FRAUD-HELP``, ``(800) FLOWERS``): an optional ``1``, a
+#: three-digit area code, then groups of capitals and digits with a letter run of three.
+_VANITY: Final = re.compile(
+    r"(?<![\w+\-])(?:\+?1[\-. ])?\(?\d{3}\)?[\-. ](?=[0-9A-Z\-]{0,20}[A-Z]{3})"
+    r"(?P<line>[0-9A-Z]{2,12}(?:-[0-9A-Z]{1,12}){0,3})(?![\w\-])"
+)
+#: ITU E.161: the letters of a telephone keypad.
+_KEYPAD: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "22233344455566677778889999")
+#: Fewest letters and digits after a letter number's area code (a seven-digit line).
+_VANITY_MIN: Final = 7
+#: An ungrouped run of this many digits, alone as a word, is a phone number
+#: (``00442079460999``, ``02079460999``, ``4915123456789``).
+_RUN_DIGITS: Final = (10, 15)
+#: Top-level domains that are also file endings: a bare name on one is a host when a path
+#: follows it or a link cue precedes it (``pay-desk.md/invoice``, ``visit acct.zip``).
+_FILE_TLDS: Final = frozenset({"zip", "mov", "md", "py", "rs", "sh"})
+#: Words that introduce a link, just before a bare name (at most three characters between).
+_LINK_CUE: Final = re.compile(
+    r"(?:visit|go to|navigate to|browse to|head to|sign in (?:at|on|via)|log ?in (?:at|on|via)"
+    r"|link|url|website|site|web ?page|portal|href=?)\W{0,3}$",
+    re.IGNORECASE,
+)
+_CUE_WINDOW: Final = 24
 #: A date at the start of a digit run (``2026-12-02``, ``02.12.2026``): not a phone number.
 _DATE: Final = re.compile(r"\d{4}[./\-]\d{1,2}[./\-]\d{1,2}|\d{1,2}[./\-]\d{1,2}[./\-]\d{2,4}")
 #: File name endings that are no web address when written bare (``budget-2026.xlsx``).
@@ -124,6 +173,12 @@ def _decimal(text: str) -> str | None:
     # Exact: the default context would round to 28 digits (two long numbers the same).
     normal = value.normalize(Context(prec=len(digits)))
     return format(normal, "f") if normal == normal.to_integral() else str(normal)
+
+
+def _email_key(text: str) -> str:
+    """An address (case folded) with a quoted local part that is a plain dot-atom unquoted:
+    ``"billing"@host`` is the mailbox ``billing@host`` (RFC 5322 3.4.1)."""
+    return _QUOTED_ATOM.sub(r"\1@", text, count=1) if text.startswith('"') else text
 
 
 def _url_parts(text: str) -> tuple[str, str, bool] | None:
@@ -222,7 +277,7 @@ def normalise(kind: str, value: str) -> str:
         text = text.removeprefix("mailto:")
         if not _EMAIL_VALUE.fullmatch(text):
             raise Malformed(kind)
-        return text
+        return _email_key(text)
     if kind == "iban":
         compact = text.upper().replace(" ", "").replace("-", "")
         if not _IBAN_VALUE.fullmatch(compact):
@@ -239,6 +294,9 @@ def normalise(kind: str, value: str) -> str:
             raise Malformed(kind)
         return number
     if kind == "phone":
+        letters = _VANITY.fullmatch(shown(value).upper())
+        if letters is not None and sum(c.isalnum() for c in letters["line"]) >= _VANITY_MIN:
+            text = letters.group().translate(_KEYPAD)  # a letter number, as it is dialled
         key = _phone_key(text)
         if key is None:
             raise Malformed(kind)
@@ -293,11 +351,33 @@ def _tokens_id(text: str) -> Iterator[str]:
                     yield part
 
 
+def _tokens_number(text: str) -> Iterator[str]:
+    """The numbers written as numbers in a clean text: each a word of its own (prose
+    punctuation and a currency around it allowed), not a group of a grouped value (an
+    IBAN, card or phone number written in groups: ``DE89 3704 0044``) and not an id
+    after its noun (``order 5521``, ``invoice no. 2291``)."""
+    words = text.split(" ")
+    for i, word in enumerate(words):
+        core = _CURRENCY.sub("", word.strip(_STRIP).upper())
+        if not _NUMBER_WORD.fullmatch(core):
+            continue
+        before = words[i - 1] if i else ""
+        after = words[i + 1] if i + 1 < len(words) else ""
+        joined = (_GROUP.fullmatch(before) is not None and word[:1].isalnum()) or (
+            _GROUP.fullmatch(after) is not None and word[-1:].isalnum()
+        )
+        if joined or before.strip(_STRIP) in _ID_NOUNS:
+            continue
+        number = _decimal(core)
+        if number is not None:
+            yield number
+
+
 def _extract(kind: str, text: str) -> Iterator[str]:
     """The tokens of ``kind`` in a trusted text: destinations read as :func:`revealed`."""
     text = revealed(text) if kind in DESTINATIONS else clean(text)
     if kind == "email":
-        yield from (m.group().rstrip(".").casefold() for m in _EMAIL.finditer(text))
+        yield from (_email_key(m.group().rstrip(".").casefold()) for m in _EMAIL.finditer(text))
     elif kind == "iban":
         yield from _tokens_iban(text)
     elif kind == "url":
@@ -306,11 +386,12 @@ def _extract(kind: str, text: str) -> Iterator[str]:
             if key is not None:
                 yield from _url_tokens(key)
     elif kind == "number":
-        for m in _NUMBER.finditer(text):
-            number = _decimal(m.group())
-            if number is not None:
-                yield number
+        yield from _tokens_number(text)
     elif kind == "phone":
+        for _, number in _vanity(text):
+            key = _phone_key(number)
+            if key is not None:
+                yield key
         for m in _PHONE.finditer(text):
             key = _phone_key(m.group())
             if key is not None:
@@ -418,13 +499,18 @@ def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
 def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
-    The text is read as :func:`revealed` (escapes decoded, defanged forms refanged, case
-    kept). Email addresses; IBANs that pass the mod-97 check; web addresses with a scheme
-    (any host, an IP address too), an opaque ``data:``, ``javascript:`` or ``vbscript:``
-    URL, or without one a ``www.``, a host ending in letters (a bare name ending like a
-    file, ``report.pdf``, is no address) or a dotted-quad IP address followed by a port or
-    a path; phone numbers written internationally (``+`` and 8 to 15 digits), with an area
-    code in brackets, or in groups of 9 to 15 digits, dates excluded. A value inside another
+    The text is read as :func:`revealed` (escapes and RFC 2047 encoded-words decoded,
+    defanged forms refanged, case kept). Email addresses (a quoted local part and an
+    address literal too); IBANs that pass the mod-97 check; web addresses with a scheme
+    (any host, an IP address too) or protocol-relative (``//host/path``), an opaque
+    ``data:``, ``javascript:`` or ``vbscript:`` URL, or without one a ``www.``, a host
+    ending in letters (a bare name ending like a file, ``report.pdf``, is no address,
+    unless the ending is also a top-level domain and a path follows or a link cue
+    precedes it) or a dotted-quad IP address followed by a port or a path; phone numbers:
+    a dial URI's (``tel:``, ``sms:``), written internationally (``+`` and 8 to 15 digits),
+    with an area code in brackets, in groups of 9 to 15 digits (dates excluded), as one
+    run of 10 to 15 digits that is a word of its own, or as a letter number
+    (``1-800-FRAUD-HELP``, yielded as its keypad digits). A value inside another
     (the digits of an IBAN, the host of an address) is not found again. A text with more
     IBAN candidates than are checked yields :data:`UNSCANNED` as an IBAN, which no
     grounding holds.
@@ -451,11 +537,17 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
             taken.append(span)
             pos = span[1]
             yield "iban", raw[: valid[-1]]
+    for m in _DIAL.finditer(cleaned):
+        taken.append(m.span())
+        yield "phone", m.group("number")
     for m in _URL.finditer(cleaned):
         raw = m.group()
         if _overlaps(m.span(), taken):
             continue
-        scheme = _SCHEME.match(raw) is not None or _OPAQUE.match(raw) is not None
+        # A protocol-relative link (``//host/path``) is a link as plainly as one with a scheme.
+        scheme = (
+            raw.startswith("//") or _SCHEME.match(raw) is not None or _OPAQUE.match(raw) is not None
+        )
         parts = _url_parts(raw)
         if parts is None:
             if scheme:  # an address no key is made for (userinfo): never grounded
@@ -471,22 +563,62 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
                     continue  # 10.0.0.1 alone, 1.2.3/4: no port or path, or a version
             elif not (last.startswith("xn--") or (last.isalpha() and 2 <= len(last) <= 63)):
                 continue  # 1500.00, v1.2: no host
-            elif not raw.lower().startswith("www.") and last in _FILE_ENDINGS:
+            elif (
+                not raw.lower().startswith("www.")
+                and last in _FILE_ENDINGS
+                and not (last in _FILE_TLDS and _linked(cleaned, m.start(), raw))
+            ):
                 continue
         taken.append(m.span())
         yield "url", raw
+    for span, number in _vanity(cleaned):
+        if not _overlaps(span, taken):
+            taken.append(span)
+            yield "phone", number
     for m in _PHONE.finditer(cleaned):
         raw = m.group()
-        if _overlaps(m.span(), taken) or _DATE.match(raw.lstrip("+(")):
+        if _overlaps(m.span(), taken):
             continue
+        if not raw.startswith("+") and _DATE.match(raw.lstrip("(")):
+            continue  # a date; no date is written with a leading +
         count = len(_digits(raw))
         grouped = any(c in raw for c in " -.")
         if (
             (raw.startswith("+") and 8 <= count <= 15)
             or (("(" in raw or ")" in raw) and 7 <= count <= 15)
             or (grouped and 9 <= count <= 15)
+            or (raw.isdigit() and _is_run(cleaned, m.span()))
         ):
             yield "phone", raw
+
+
+def _linked(text: str, start: int, raw: str) -> bool:
+    """Whether a bare name on a file-ending top-level domain is written as a link: a path
+    follows the host (``pay-desk.md/invoice``) or a link cue precedes it (``visit x.zip``)."""
+    slash = raw.find("/")
+    if 0 < slash < len(raw) - 1:
+        return True
+    return _LINK_CUE.search(text[max(0, start - _CUE_WINDOW) : start]) is not None
+
+
+def _is_run(text: str, span: tuple[int, int]) -> bool:
+    """Whether a digit run is a phone number written as one run: 10 to 15 digits, a word of
+    its own (not part of an id such as ``ab1234567890`` or ``#1234567890``)."""
+    low, high = _RUN_DIGITS
+    if not low <= span[1] - span[0] <= high:
+        return False
+    before = text[span[0] - 1] if span[0] else " "
+    after = text[span[1]] if span[1] < len(text) else " "
+    return not (before.isalnum() or before in "_-#/@") and not (after.isalnum() or after in "_-/@")
+
+
+def _vanity(text: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """Letter numbers in a text (``1-800-FRAUD-HELP``), with their digits (E.161)."""
+    if not any(c.isupper() for c in text):
+        return
+    for m in _VANITY.finditer(text):
+        if sum(c.isalnum() for c in m.group("line")) >= _VANITY_MIN:
+            yield m.span(), m.group().translate(_KEYPAD)
 
 
 _ASCII_UPPER: Final = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
