@@ -44,6 +44,8 @@ ARTIFACT: Final = "<artifact>"
 MEMORY: Final = "<memory>"
 #: Prefix of the source name of a relayed event whose author no hook labelled.
 AGENT: Final = "<agent:"
+#: Prefix of the source name of a function response a client sent for no pending call.
+CLIENT: Final = "<client:"
 
 
 #: ``types.Tool`` fields that run a tool inside the model call, and their source names.
@@ -268,16 +270,54 @@ def client_responses(events: Sequence[Any]) -> Iterator[tuple[str, str, Any]]:
     Args:
         events: the session's events.
     """
+    for key, response in client_parts(events):
+        if response.name not in CONTROL_TOOLS:
+            yield key, response.name or "<unnamed>", response.response
+
+
+def client_parts(events: Sequence[Any]) -> Iterator[tuple[str, Any]]:
+    """``(key, function response)`` of every function response in a user-authored event."""
     for event in events[-_MAX_PARTS:]:
         content = getattr(event, "content", None)
         if getattr(event, "author", None) != "user" or content is None or not content.parts:
             continue
         event_id = getattr(event, "id", None) or ""
         for n, part in enumerate(content.parts[:_MAX_PARTS]):
-            response = part.function_response
-            if response is not None and response.name not in CONTROL_TOOLS:
-                key = f"{event_id}:{n}" if event_id else ""
-                yield key, response.name or "<unnamed>", response.response
+            if part.function_response is not None:
+                yield (f"{event_id}:{n}" if event_id else ""), part.function_response
+
+
+def pending_answers(events: Sequence[Any]) -> frozenset[str]:
+    """The keys (as :func:`client_responses` names them) of the client-sent function
+    responses that answer a long-running call the model made and ADK left pending: the
+    first response with that call's id and tool name. Any other client-sent function
+    response (a made-up call id, another tool's name, a second answer) vouches for nothing.
+
+    Args:
+        events: the session's events, oldest first.
+    """
+    pending: dict[str, str] = {}
+    found: set[str] = set()
+    for event in events[-_MAX_PARTS:]:
+        if getattr(event, "author", None) == "user":
+            for key, response in client_parts([event]):
+                call_id = response.id or ""
+                if key and call_id and pending.get(call_id) == response.name:
+                    found.add(key)
+                pending.pop(call_id, None)
+            continue
+        waiting = getattr(event, "long_running_tool_ids", None) or ()
+        try:
+            calls = event.get_function_calls()
+            answered = event.get_function_responses()
+        except Exception:
+            continue
+        for call in calls:
+            if call.id and call.id in waiting and call.name:
+                pending[call.id] = call.name
+        for response in answered:
+            pending.pop(response.id or "", None)
+    return frozenset(found)
 
 
 def _relayed(texts: list[str], labelled: Callable[[str], bool]) -> Iterator[str]:

@@ -26,9 +26,12 @@ from .._common import Counts, Keyed, ask_person, declared_key, report, tool_deni
 from ..tools.guard import ToolRule
 from .channels import (
     ARTIFACT,
+    CLIENT,
     MEMORY,
+    client_parts,
     client_responses,
     labelled_authors,
+    pending_answers,
     request_server_tools,
     request_sources,
     response_sources,
@@ -177,7 +180,7 @@ class ProvenanceGuard:
         self._batches: Keyed[Taint] = Keyed()
         self._server_tools: Keyed[tuple[str, ...]] = Keyed()
         self._events: LRUCache[str, EventTrust] = LRUCache(8192)
-        self._client: LRUCache[str, bool] = LRUCache(8192)
+        self._client: LRUCache[str, str] = LRUCache(8192)
         self._events_lock = threading.Lock()
 
     @classmethod
@@ -299,22 +302,33 @@ class ProvenanceGuard:
     def _client_results(self, events: Sequence[Any]) -> list[str]:
         """The tools whose results a client sent (a long-running tool's) that taint.
 
-        Each is labelled as that tool's output would be in ``after_tool``: untrusted unless
-        the tool is trusted whole and no leaf of the result is free text. Remembered by
-        event id (a stored event does not change).
+        A result answering a long-running call the model made and ADK left pending is
+        labelled as that tool's output would be in ``after_tool``: untrusted unless the tool
+        is trusted whole and no leaf of the result is free text. Any other function response
+        a client sent (a made-up call id, a trusted tool's name it was not asked for)
+        taints as ``<client:name>``, whatever the tool's declaration. Remembered by event id
+        (a stored event does not change).
         """
         found: list[str] = []
+        answers: frozenset[str] | None = None
         for key, name, response in client_responses(events):
             with self._events_lock:
                 hit = self._client.get(key) if key else None
             if hit is None:
-                trust = self.trusted.get(name)
-                hit = self._untrusted(name) or trust is None or free_text(response, trust)
+                if answers is None:
+                    answers = pending_answers(events)
+                if key not in answers:
+                    hit = f"{CLIENT}{name}>"
+                else:
+                    trust = self.trusted.get(name)
+                    vouched = trust is not None and not self._untrusted(name)
+                    clean = vouched and trust is not None and not free_text(response, trust)
+                    hit = "" if clean else name
                 if key:
                     with self._events_lock:
                         self._client[key] = hit
             if hit:
-                found.append(name)
+                found.append(hit)
         return found
 
     def _label_response(self, outcome: Outcome) -> None:
@@ -452,7 +466,9 @@ class ProvenanceGuard:
             agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
             texts += [i for i in (getattr(agent, "instruction", None),) if isinstance(i, str)]
         whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
-        history = [self._event_trust(e) for e in getattr(ctx.session, "events", None) or ()]
+        events = getattr(ctx.session, "events", None) or ()
+        answers = pending_answers(events)
+        history = [self._event_trust(e, answers) for e in events]
         args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
         fields: list[tuple[str, str | None, tuple[str, ...]]] = []
         for said, outputs, _ in reversed(history):
@@ -506,11 +522,12 @@ class ProvenanceGuard:
             if kind != "text":
                 yield from (leaf for leaf in scalars(response) if not is_value(leaf, kind))
 
-    def _event_trust(self, event: Any) -> EventTrust:
+    def _event_trust(self, event: Any, answers: frozenset[str] = frozenset()) -> EventTrust:
         """What one history event adds: the user's words, trusted outputs, call arguments.
 
-        Remembered by event id (a stored event does not change), so a check in a long
-        session does not walk every old tool output again.
+        A function response a client sent counts only when it answers a pending
+        long-running call (its key in ``answers``, from :func:`pending_answers`). Remembered
+        by event id (a stored event does not change, nor does whether it answered a call).
         """
         key = getattr(event, "id", None) or None
         if key is not None:
@@ -519,9 +536,19 @@ class ProvenanceGuard:
             if hit is not None:
                 return hit
         said = tuple(user_texts([event]))
+        if getattr(event, "author", None) == "user":
+            responses = [
+                (name, response, part_key)
+                for part_key, name, response in client_responses([event])
+                if part_key in answers
+            ]
+            calls = {part_key: fr.id or "" for part_key, fr in client_parts([event])}
+            responses = [(n, r, calls.get(k, "")) for n, r, k in responses]
+        else:
+            responses = list(tool_responses([event]))
         outputs = tuple(
             (call_id, tuple(typed_leaves(response, trust)))
-            for tool, response, call_id in tool_responses([event])
+            for tool, response, call_id in responses
             if (trust := self.trusted.get(tool)) is not None
         )
         found = (said, outputs, call_arguments(event))
