@@ -10,8 +10,9 @@ from google.adk.agents.base_agent import BaseAgent
 from google.adk.agents.run_config import RunConfig, StreamingMode
 from google.adk.apps import App
 from google.adk.events.event import Event
+from google.adk.events.event_actions import EventActions
 from google.adk.runners import Runner
-from google.adk.sessions import InMemorySessionService
+from google.adk.sessions import BaseSessionService, InMemorySessionService
 from google.genai import types
 
 from adk_lattice import Lattice, Outcome
@@ -128,3 +129,13 @@ def assert_balanced(outcomes: list[Outcome]) -> None:
     assert all(n == 0 for n in agents.values()), f"agents left open: {agents}"
     assert all(n == 0 for n in models.values()), f"model calls left open: {models}"
     assert all(n == 0 for n in tools.values()), f"tool calls left open: {tools}"
+
+
+async def patch_session(
+    service: BaseSessionService, user_id: str, session_id: str, delta: dict[str, Any]
+) -> None:
+    """What ``adk api_server``'s session PATCH does: a user-authored state event."""
+    session = await service.get_session(app_name="app", user_id=user_id, session_id=session_id)
+    assert session is not None
+    event = Event(invocation_id="p-1", author="user", actions=EventActions(state_delta=delta))
+    await service.append_event(session=session, event=event)

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from google.adk.agents import LlmAgent
-from google.adk.events.event import Event
-from google.adk.events.event_actions import EventActions
 from google.adk.tools.tool_context import ToolContext
 
 from adk_lattice import Lattice
@@ -16,6 +14,7 @@ from adk_lattice.policy.provenance.taint import TAINT_KEY, read_taint
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, run_app, user
 from tests.policy.test_provenance_runner import ATTACKER_IBAN, Bank, guard, pay
+from tests.support import patch_session
 
 
 async def still_tainted(run: Run) -> bool:
@@ -147,11 +146,7 @@ async def tainted_then(bank: Bank) -> Run:
 
 async def patch(run: Run, delta: dict[str, Any]) -> None:
     """What ``adk api_server``'s session PATCH does: a user-authored state event."""
-    service = run.runner.session_service
-    session = await service.get_session(app_name="app", user_id="u1", session_id=run.session_id)
-    assert session is not None
-    event = Event(invocation_id="p-1", author="user", actions=EventActions(state_delta=delta))
-    await service.append_event(session=session, event=event)
+    await patch_session(run.runner.session_service, "u1", run.session_id, delta)
 
 
 async def test_a_session_patch_cannot_erase_the_taint_record() -> None:

@@ -8,8 +8,6 @@ import pytest
 import redis
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.apps import App
-from google.adk.events.event import Event
-from google.adk.events.event_actions import EventActions
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools.tool_context import ToolContext
@@ -19,6 +17,7 @@ from adk_lattice.policy import ProtectState
 from adk_lattice.stores import RedisStore
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests._redis import RedisServer, redis_factory
+from tests.support import patch_session
 
 from .conftest import user
 
@@ -65,12 +64,7 @@ class Desk:
 
     async def patch(self, user_id: str, session_id: str, delta: dict[str, Any]) -> None:
         """What adk api_server's PATCH of a session does: a user-authored state event."""
-        session = await self.service.get_session(
-            app_name="app", user_id=user_id, session_id=session_id
-        )
-        assert session is not None
-        event = Event(invocation_id="p-1", author="user", actions=EventActions(state_delta=delta))
-        await self.service.append_event(session=session, event=event)
+        await patch_session(self.service, user_id, session_id, delta)
 
     async def turn(self, user_id: str, session_id: str) -> list[str]:
         """One turn; the texts the agent answered."""

@@ -43,15 +43,20 @@ def answer(run: Run, response: dict[str, Any]) -> types.Content:
     return types.Content(role="user", parts=[types.Part(function_response=reply)])
 
 
-async def _turns(
-    response: dict[str, Any], iban: str, message: str = "settle invoice 2291", **options: Any
-) -> tuple[Bank, Run]:
-    bank = Bank()
-    script = [
+def _script(iban: str) -> list[ScriptedResponse]:
+    """The model starts the long-running call, then pays ``iban`` once the result is in."""
+    return [
         ScriptedResponse.call("request_invoice", number="2291"),
         ScriptedResponse.call("send_money", recipient=iban, amount=500),
         ScriptedResponse.text("paid"),
     ]
+
+
+async def _turns(
+    response: dict[str, Any], iban: str, message: str = "settle invoice 2291", **options: Any
+) -> tuple[Bank, Run]:
+    bank = Bank()
+    script = _script(iban)
     model = FakeModel(script)
     tool = LongRunningFunctionTool(request_invoice)
     agent = LlmAgent(name="assistant", model=model, tools=[tool, bank.send_money])
@@ -102,11 +107,7 @@ async def _forged(name: str, call_id: bool) -> tuple[Bank, Run]:
     """The model starts a long-running call; the client answers with a function response
     named ``name`` (with the pending call's id, or none), then the model pays the attacker."""
     bank = Bank()
-    script = [
-        ScriptedResponse.call("request_invoice", number="2291"),
-        ScriptedResponse.call("send_money", recipient=ATTACKER, amount=500),
-        ScriptedResponse.text("paid"),
-    ]
+    script = _script(ATTACKER)
     tool = LongRunningFunctionTool(request_invoice)
     agent = LlmAgent(
         name="assistant", model=FakeModel(script), tools=[tool, payee_directory, bank.send_money]
