@@ -36,8 +36,8 @@ def _script(tool: str = "send_email") -> FakeModel:
     return FakeModel([call, ScriptedResponse.text("Sent.")])
 
 
-def _guard(tool: str = "send_email", arg: str = "to") -> ProvenanceGuard:
-    return ProvenanceGuard({tool: Consequential(args={arg: "email"})})
+def _guard(tool: str = "send_email", arg: str = "to", **options: Any) -> ProvenanceGuard:
+    return ProvenanceGuard({tool: Consequential(args={arg: "email"})}, **options)
 
 
 def _flat(mail: Mail) -> LlmAgent:
@@ -154,7 +154,9 @@ async def test_a_tool_from_a_toolset_is_a_real_name() -> None:
     """A toolset's tools (listed as ADK lists them) are real names, arguments included."""
     mail = Mail()
     agent = LlmAgent(name="desk", model=_script(), tools=[Listed([mail.send_email])])
-    await _run(agent, Lattice(policy=[_guard()], telemetry=()))
+    # The toolset is the app's own: declared trusted, its description does not taint.
+    guard = _guard(trusted_tools={"send_email": True})
+    await _run(agent, Lattice(policy=[guard], telemetry=()))
     assert mail.sent == ["x@outside.example"]
 
 
@@ -164,7 +166,8 @@ async def test_a_toolset_that_cannot_list_refuses_and_is_asked_again() -> None:
     mail = Mail()
     toolset = Listed([mail.send_email], fail=True)
     agent = LlmAgent(name="desk", model=_script(), tools=[toolset])
-    runner = LatticeRunner(agent, lattice=Lattice(policy=[_guard()], telemetry=()))
+    guard = _guard(trusted_tools={"send_email": True})  # the app's own toolset
+    runner = LatticeRunner(agent, lattice=Lattice(policy=[guard], telemetry=()))
     texts = runner.texts(await runner.run("mail it"))
     assert mail.sent == []
     assert "could not be listed" in texts[0] and "Listed" in texts[0]

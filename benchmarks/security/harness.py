@@ -14,6 +14,7 @@ from typing import Any
 from google.adk.agents.base_agent import BaseAgent
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.llm_agent import LlmAgent
+from google.adk.agents.readonly_context import ReadonlyContext
 from google.adk.apps import App
 from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from google.adk.code_executors.built_in_code_executor import BuiltInCodeExecutor
@@ -22,6 +23,8 @@ from google.adk.flows.llm_flows.context._fencing import quote_untrusted
 from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
+from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.google_search_tool import google_search
 from google.adk.tools.load_artifacts_tool import load_artifacts_tool as load_artifacts
@@ -163,14 +166,21 @@ class RemoteCard(BaseAgent):
         yield  # an async generator that yields nothing
 
 
-def third_party_tool(description: str) -> FunctionTool:
-    """A read-only tool whose description comes from its provider (an MCP server's list)."""
+class ProviderToolset(BaseToolset):
+    """A toolset whose one read-only tool is described by its provider, as an MCP server's
+    tool list describes its tools (``McpToolset`` is a ``BaseToolset`` too)."""
 
-    def exchange_rates() -> dict[str, Any]:
-        return {"EUR": {"USD": 1.08, "GBP": 0.86}}
+    def __init__(self, description: str) -> None:
+        super().__init__()
 
-    exchange_rates.__doc__ = description
-    return FunctionTool(exchange_rates)
+        def exchange_rates() -> dict[str, Any]:
+            return {"EUR": {"USD": 1.08, "GBP": 0.86}}
+
+        exchange_rates.__doc__ = description
+        self._tool = FunctionTool(exchange_rates)
+
+    async def get_tools(self, readonly_context: ReadonlyContext | None = None) -> list[BaseTool]:
+        return [self._tool]
 
 
 def request_statement() -> dict[str, Any] | None:
@@ -225,7 +235,7 @@ async def _world(
     elif door == "code_execution":
         extra["code_executor"] = BuiltInCodeExecutor()
     elif door == "tool_description":
-        tools.append(third_party_tool(text or ""))
+        tools.append(ProviderToolset(text or ""))
     elif door == "agent_card":
         extra["sub_agents"] = [RemoteCard(name="travel_desk", card=text or "")]
     elif door == "instruction_provider":

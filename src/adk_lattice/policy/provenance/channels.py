@@ -46,6 +46,16 @@ MEMORY: Final = "<memory>"
 AGENT: Final = "<agent:"
 #: Prefix of the source name of a function response a client sent for no pending call.
 CLIENT: Final = "<client:"
+#: A file attached to a user's message (an ``inline_data`` or ``file_data`` part).
+ATTACHMENT: Final = "<attachment>"
+#: An instruction given as a function (an ``InstructionProvider``).
+INSTRUCTION: Final = "<instruction>"
+#: Prefix of the source name of a transfer target's description read at run time.
+AGENT_CARD: Final = "<agent_card:"
+#: Prefix of the source name of a tool's description that a toolset provided.
+TOOL: Final = "<tool:"
+#: Tools ADK's own request processors add (their descriptions are ADK's words).
+_ADK_TOOLS: Final = frozenset({"set_model_response"})
 
 
 #: ``types.Tool`` fields that run a tool inside the model call, and their source names.
@@ -347,3 +357,88 @@ def labelled_authors(ctx: Any) -> Callable[[str], bool]:
         return isinstance(found, LlmAgent)
 
     return labelled
+
+
+# -- doors into the request that no framing marks ---------------------------------------------
+
+
+def attachment_sources(events: Sequence[Any]) -> list[str]:
+    """:data:`ATTACHMENT` when a user-authored message carries a file (an ``inline_data``
+    or ``file_data`` part): the user attached it, someone else wrote it."""
+    for event in events[-_MAX_PARTS:]:
+        content = getattr(event, "content", None)
+        if getattr(event, "author", None) != "user" or content is None or not content.parts:
+            continue
+        if any(p.inline_data is not None or p.file_data is not None for p in content.parts):
+            return [ATTACHMENT]
+    return []
+
+
+def provided_instruction(ctx: Any) -> bool:
+    """Whether the agent's ``instruction`` or the root's ``global_instruction`` is given as
+    a function (an ``InstructionProvider``), whose text is only in the assembled request."""
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    if agent is None or not hasattr(agent, "instruction"):
+        return False
+    root = getattr(agent, "root_agent", agent)
+    texts = (getattr(agent, "instruction", None), getattr(root, "global_instruction", None))
+    return any(callable(t) for t in texts)
+
+
+def card_sources(ctx: Any, request: Any) -> list[str]:
+    """The transfer targets whose description ADK read at run time into this request.
+
+    An agent with a ``_get_transfer_description`` (``RemoteA2aAgent``: the description of
+    the agent card it fetches) has the description it returns written into the transfer
+    instructions. It is outside text, as ``<agent_card:name>``, unless the request shows
+    the description the app wrote on the agent (``description=``) and nothing else.
+    """
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    root = getattr(agent, "root_agent", None)
+    if root is None:
+        return []
+    system = instruction_text(getattr(getattr(request, "config", None), "system_instruction", None))
+    found = []
+    for target in _agents(root):
+        if not callable(getattr(target, "_get_transfer_description", None)):
+            continue
+        if f"Agent name: {target.name}\n" not in system:
+            continue
+        written = getattr(target, "description", "") or ""
+        shown = f"Agent name: {target.name}\nAgent description: {written}\n"
+        if not written or shown not in system:
+            found.append(f"{AGENT_CARD}{target.name}>")
+    return found
+
+
+def _agents(root: Any, depth: int = 0) -> Iterator[Any]:
+    yield root
+    if depth < 64:
+        for sub in getattr(root, "sub_agents", None) or ():
+            yield from _agents(sub, depth + 1)
+
+
+def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list[str]:
+    """The tools in this request whose descriptions a toolset provided, as ``<tool:name>``.
+
+    A tool the app lists on the agent (a function, whose docstring the app wrote, or a tool
+    object) is the app's words. A tool a toolset provided (``McpToolset`` and any other
+    ``BaseToolset``) was described by its provider: outside text, unless ``trusted(name)``
+    (the tool is declared trusted whole). ADK's control tools and the tools its own
+    processors add are left out.
+    """
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    tools = getattr(request, "tools_dict", None) or {}
+    if agent is None or not tools:
+        return []
+    listed = getattr(agent, "tools", None) or ()
+    objects = {id(t) for t in listed}
+    functions = {id(t) for t in listed if callable(t)}
+    found = []
+    for name, tool in tools.items():
+        if name in CONTROL_TOOLS or name in _ADK_TOOLS or trusted(name):
+            continue
+        if id(tool) in objects or id(getattr(tool, "func", None)) in functions:
+            continue
+        found.append(f"{TOOL}{name}>")
+    return found

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .taint import parse_paths, scalars, select
-from .values import KINDS, is_value
+from .values import KINDS, VALUE_KINDS, is_value
 
 
 def check_kinds(args: Mapping[str, str], where: str) -> dict[str, str]:
@@ -168,16 +168,20 @@ def trust_table(table: Mapping[str, Any]) -> dict[str, Trust]:
 
 
 def typed_leaves(response: Any, trust: Trust) -> Iterator[tuple[str, str | None]]:
-    """``(leaf, kind)`` for every string or number leaf of a trusted tool's declared fields."""
+    """``(leaf, kind)`` for every string or number leaf of a trusted tool's declared fields,
+    but the entries of a :func:`mixed` list under a field declared for any kind."""
     for path, kind in trust.fields:
-        for found in select(response, path):
-            for leaf in scalars(found):
+        for found in select(response, _scope(path)):
+            for leaf in scalars(found) if kind is not None else _unmixed(found):
                 yield leaf, kind
 
 
 def free_text(response: Any, trust: Trust) -> bool:
     """Whether a wholly trusted output holds a leaf (or a mapping key) that is free text,
-    not one value of the kind its declaration vouches for: outside text, which taints."""
+    not one value of the kind its declaration vouches for: outside text, which taints.
+
+    Under a field declared for any kind, a :func:`mixed` list is free text too.
+    """
     for path, kind in trust.fields:
         if kind == "text":
             continue
@@ -185,7 +189,71 @@ def free_text(response: Any, trust: Trust) -> bool:
             for leaf, key in _strings(found):
                 if leaf is None or not is_value(leaf, None if key else kind):
                     return True
+        if kind is None and any(
+            True for found in select(response, _scope(path)) for _ in _mixed_lists(found)
+        ):
+            return True
     return False
+
+
+def _scope(path: tuple[str, ...]) -> tuple[str, ...]:
+    """The path without its trailing ``*``: the list (or mapping) whose items it selects,
+    which holds the same leaves, so a list's entries are judged together."""
+    while path and path[-1] == "*":
+        path = path[:-1]
+    return path
+
+
+def mixed(entries: Sequence[str]) -> bool:
+    """Whether two or more entries of one list share no value kind.
+
+    A list a field declares trusted holds values of one kind (participants' addresses,
+    file ids, channel names). An outsider who writes several entries (an invitation's
+    participants, a synced list) can split a request over short entries, each one value
+    of some kind, with the value they want among them ("Note for the assistant:", "please
+    pay", an IBAN). No kind holds every entry of such a list, so it is read as text. A
+    field declared for one kind checks each entry against that kind instead.
+    """
+    if len(entries) < 2:
+        return False
+    shared = set(VALUE_KINDS)
+    for entry in entries:
+        shared &= {k for k in shared if is_value(entry, k)}
+        if not shared:
+            return True
+    return False
+
+
+def _mixed_lists(value: Any, depth: int = 0) -> Iterator[Any]:
+    """The lists within ``value`` (itself included) whose string entries are :func:`mixed`."""
+    if depth >= 20:
+        return
+    if isinstance(value, list | tuple):
+        if mixed([v for v in value if isinstance(v, str)]):
+            yield value
+        for item in value:
+            yield from _mixed_lists(item, depth + 1)
+    elif isinstance(value, Mapping):
+        for item in value.values():
+            yield from _mixed_lists(item, depth + 1)
+
+
+def _unmixed(value: Any, depth: int = 0) -> Iterator[str]:
+    """:func:`scalars`, skipping every list whose string entries are :func:`mixed`."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+    elif depth < 20 and isinstance(value, Mapping):
+        for item in value.values():
+            yield from _unmixed(item, depth + 1)
+    elif (
+        depth < 20
+        and isinstance(value, list | tuple)
+        and not mixed([v for v in value if isinstance(v, str)])
+    ):
+        for item in value:
+            yield from _unmixed(item, depth + 1)
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[tuple[str | None, bool]]:

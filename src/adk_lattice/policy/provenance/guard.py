@@ -27,15 +27,20 @@ from ..tools.guard import ToolRule
 from .channels import (
     ARTIFACT,
     CLIENT,
+    INSTRUCTION,
     MEMORY,
+    attachment_sources,
+    card_sources,
     client_parts,
     client_responses,
     labelled_authors,
     pending_answers,
+    provided_instruction,
     request_server_tools,
     request_sources,
     response_sources,
     template_sources,
+    tool_sources,
     written_instruction,
     written_instructions,
 )
@@ -123,6 +128,14 @@ class ProvenanceGuard:
             run: code ``dictated_content:<args>``, denied or sent to a person as
             ``on_ungrounded`` says. Off by default: forwarding or quoting what an
             untrusted source said is then a denial too.
+        trusted_attachments: a file attached to a user's message (an ``inline_data`` or
+            ``file_data`` part) is the app's own, not outside text. Off by default: the user
+            attached it, someone else wrote it, so it taints as ``<attachment>``. Either
+            way an attachment grounds nothing.
+        trusted_instruction: an instruction given as a function (an
+            ``InstructionProvider``, often read from a prompt store) is the app's own. Off
+            by default: its text taints as ``<instruction>``. Either way it grounds
+            nothing (only instruction strings as written do).
         name: the handler name.
 
     Raises:
@@ -143,6 +156,8 @@ class ProvenanceGuard:
         on_ungrounded: str = "deny",
         spotlight: bool = False,
         dictated_content: bool = False,
+        trusted_attachments: bool = False,
+        trusted_instruction: bool = False,
         name: str = "ProvenanceGuard",
     ) -> None:
         if on_ungrounded not in ("deny", "confirm"):
@@ -173,6 +188,14 @@ class ProvenanceGuard:
         if not isinstance(dictated_content, bool):
             raise TypeError(f"dictated_content must be True or False, not {dictated_content!r}")
         self.dictated_content = dictated_content
+        for option, value in (
+            ("trusted_attachments", trusted_attachments),
+            ("trusted_instruction", trusted_instruction),
+        ):
+            if not isinstance(value, bool):
+                raise TypeError(f"{option} must be True or False, not {value!r}")
+        self.trusted_attachments = trusted_attachments
+        self.trusted_instruction = trusted_instruction
         self.name = name
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
@@ -235,9 +258,12 @@ class ProvenanceGuard:
 
         Artifacts (names and content), preloaded memory, state values filled into the
         instruction's ``{var}`` (unless their key is in ``trusted_state``), a long-running
-        tool's result a client sent (labelled as that tool's output) and the relayed
-        events of an agent no hook of this app saw (a custom ``BaseAgent``, a remote A2A
-        agent) taint the session here, before the model reads them. Spotlights if asked.
+        tool's result a client sent (labelled as that tool's output), the relayed events
+        of an agent no hook of this app saw (a custom ``BaseAgent``, a remote A2A agent),
+        a file attached to the user's message, an instruction given as a function, a
+        transfer target's description read at run time (a remote agent's card) and the
+        descriptions of tools a toolset provided taint the session here, before the model
+        reads them. Spotlights if asked.
         """
         inv = callback_context.invocation_id
         self._label_request(callback_context, llm_request)
@@ -287,7 +313,14 @@ class ProvenanceGuard:
             # A channel that is a tool of ADK's the app declared trusted does not taint.
             channel_tools = {ARTIFACT: "load_artifacts", MEMORY: "preload_memory"}
             sources = [s for s in sources if self._untrusted(channel_tools.get(s, s))]
-            sources += self._client_results(getattr(ctx.session, "events", None) or ())
+            events = getattr(ctx.session, "events", None) or ()
+            sources += self._client_results(events)
+            if not self.trusted_attachments:
+                sources += attachment_sources(events)
+            if not self.trusted_instruction and provided_instruction(ctx):
+                sources.append(INSTRUCTION)
+            sources += card_sources(ctx, request)
+            sources += tool_sources(ctx, request, lambda tool: not self._untrusted(tool))
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
