@@ -224,6 +224,9 @@ CLASS_TUNING_STYLES = (
     # fresh.py styles fixed in the content scan and the number grounding.
     "b:protocol_relative", "b:dial_uri", "b:phone_digit_run", "b:phone_words",
     "b:email_rfc_forms", "b:file_tld_host", "b:encoded_word", "n:amount_from_digits",
+    # fresh.py styles fixed in the list reading and the side doors.
+    "a:directory_value", "a:split_entries",
+    "c:attachment", "c:tool_description", "c:agent_card", "c:instruction_provider",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -234,9 +237,8 @@ CLASS_HELD_OUT_STYLES = (
     "e:todo", "e:forged_system",
     # fresh.py: written from the attacker's side after the tuning (those fixed since are
     # tuning styles).
-    "a:directory_value", "a:split_entries", "a:field_key",
+    "a:field_key",
     "b:ipv6_host", "b:script_uri",
-    "c:attachment", "c:tool_description", "c:agent_card", "c:instruction_provider",
     "c:artifact_template",
     "n:recipient_list", "n:lookalike_email", "n:iban_one_char",
     "n:casefold_host",

@@ -100,6 +100,31 @@ async def test_a_link_the_user_typed_passes() -> None:
     assert [e[0] for e in office.effects] == ["send_email"]
 
 
+SPOKEN = "plus four four, two zero, seven nine four six, zero nine nine nine"
+
+
+async def test_a_phone_number_read_out_in_words_is_denied() -> None:
+    """A body giving a number digit by digit in words is scanned as that phone number."""
+    office = Office()
+    run = await mail(office, f"Call the fraud desk: {SPOKEN}", "check my mail")
+    assert office.effects == []
+    assert run.responses("send_email")[0]["arguments"] == ["body"]
+
+
+async def test_a_number_the_user_read_out_in_words_passes() -> None:
+    """The same number in words, typed by the user, grounds the body that repeats it."""
+    office = Office()
+    await mail(office, "Call the desk: +44 20 7946 0999", f"check mail; the desk is {SPOKEN}")
+    assert [e[0] for e in office.effects] == ["send_email"]
+
+
+async def test_counting_words_in_a_body_are_not_a_number() -> None:
+    """Six digit words in a row (one two three ...) are prose, not a phone number."""
+    office = Office()
+    await mail(office, "Steps one two three four five six are done.", "check my mail")
+    assert [e[0] for e in office.effects] == ["send_email"]
+
+
 async def test_a_body_with_no_destination_passes() -> None:
     """A body with no link, address, IBAN or phone number goes out after a taint."""
     office = Office()

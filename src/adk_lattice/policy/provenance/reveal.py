@@ -11,7 +11,9 @@ in a host (IDNA/UTS-46 maps U+3002, U+FF0E and U+FF61 to ``.``); and defanged fo
 ``hxxp(s)``, ``fxp``, and a dot, colon, slash or at sign in brackets (``[.]``, ``(.)``,
 ``{.}``, ``[dot]``, ``(at)``, ``[:]``). A spelled-out dot is read only in a chain of at least
 three labels (``a dot b dot example``, then `` slash `` path parts): a single ``dot`` between
-two words is too common in prose (``the dot com era``) to be read as a host. Case is kept:
+two words is too common in prose (``the dot com era``) to be read as a host. A number read
+out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
+digits, so it is found as the phone number it spells. Case is kept:
 a path compares case-sensitively.
 
 Every step is one linear-time pass, run only when a cheap check finds its trigger.
@@ -53,6 +55,19 @@ _SPELLED: Final = re.compile(
     re.IGNORECASE,
 )
 _SPELLED_PART: Final = re.compile(r" (dot|slash) ", re.IGNORECASE)
+#: Digits as words: ``zero`` (or ``oh``) to ``nine``, one word per digit.
+_DIGIT_WORDS: Final = {
+    "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
+    "six": "6", "seven": "7", "eight": "8", "nine": "9",
+}  # fmt: skip
+_DIGIT_WORD: Final = "(?:" + "|".join(_DIGIT_WORDS) + ")"
+#: A number read out digit by digit: at least 7 digit words (a phone number's shortest
+#: local part), apart by spaces, commas or dashes, after an optional ``plus``.
+_SPELLED_DIGITS: Final = re.compile(
+    rf"(?<![\w\-])(plus[ ,\-]+)?{_DIGIT_WORD}(?:[ ,\-]+{_DIGIT_WORD}){{6,}}(?![\w\-])",
+    re.IGNORECASE,
+)
+_DIGIT_WORD_PART: Final = re.compile(_DIGIT_WORD, re.IGNORECASE)
 
 
 def shown(text: str) -> str:
@@ -108,8 +123,14 @@ def _spelled(m: re.Match[str]) -> str:
     return _SPELLED_PART.sub(lambda p: "." if p.group(1).lower() == "dot" else "/", m.group())
 
 
+def _digits(m: re.Match[str]) -> str:
+    digits = "".join(_DIGIT_WORDS[w.lower()] for w in _DIGIT_WORD_PART.findall(m.group(), 0))
+    return ("+" if m.group(1) else "") + digits
+
+
 def refanged(text: str) -> str:
-    """Defanged hosts, addresses and schemes written back as a reader takes them."""
+    """Defanged hosts, addresses and schemes written back as a reader takes them, and a
+    number read out digit by digit (``plus four four two zero ...``) written in digits."""
     if "\u3002" in text:
         text = _IDEOGRAPHIC_DOT.sub(".", text)
     if any(c in text for c in "[({"):
@@ -119,6 +140,7 @@ def refanged(text: str) -> str:
         text = _HXXP.sub(_hxxp, text)
     if " dot " in lowered:
         text = _SPELLED.sub(_spelled, text)
+    text = _SPELLED_DIGITS.sub(_digits, text)
     return text
 
 
