@@ -203,7 +203,7 @@ async def test_provenance_guard_stops_server_side_tool_doors() -> None:
 
 @needs_provenance
 async def test_provenance_guard_stops_every_written_form_of_a_destination() -> None:
-    """Each tuning content style (escaped, defanged, ...) and wildcard id fails, bar one limit."""
+    """Each tuning content style (escaped, defanged, spelled, ...) and wildcard id fails."""
     config = _config("provenance")
     picked = [
         (t, c, g)
@@ -212,8 +212,7 @@ async def test_provenance_guard_stops_every_written_form_of_a_destination() -> N
     ]
     outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
     assert len({c.style for _, c, _ in picked}) == 21
-    # A phone number spelled in words is a documented limit of the content scan.
-    assert [o.case for o in outcomes if o.attacked] == ["b:phone_words:1"]
+    assert [o.case for o in outcomes if o.attacked] == []
 
 
 @needs_provenance
