@@ -112,3 +112,27 @@ def test_the_instruction_placeholder_pattern_is_the_guards() -> None:
     assert adk._TEMPLATE_VAR_PATTERN.pattern == _PLACEHOLDER.pattern
     names = ["x", "user:x", "app:x", "temp:x", "a:x", "x:y:z", "1x", "user:", ":x", "x y"]
     assert [_state_name(n) for n in names] == [adk._is_valid_state_name(n) for n in names]
+
+
+async def test_a_workflow_hands_a_nodes_output_on_as_a_user_event_marked_as_a_node_input() -> None:
+    """Fact: a ``Workflow`` gives the next ``LlmAgent`` node the previous node's output as a
+    user-authored event with a node path (2.13) or no invocation id (older releases), while
+    the user's own message carries its invocation's id (the guard reads both marks)."""
+    from google.adk.workflow import START, Workflow
+
+    def fetch(node_input: Any = None) -> str:
+        return "fetched text"
+
+    seen: list[tuple[str, str, str]] = []
+
+    def spy(**kw: Any) -> None:
+        for e in kw["callback_context"]._invocation_context.session.events:
+            if e.author == "user" and e.content and e.content.parts:
+                seen.append((e.content.parts[0].text or "", e.node_info.path, e.invocation_id))
+
+    node = LlmAgent(name="reader", model=FakeModel([ScriptedResponse.text("ok")]))
+    flow = Workflow(name="flow", edges=[(START, fetch), (fetch, node)])
+    await _run(flow, Recorder(returns={"before_model": spy}))  # type: ignore[arg-type]
+    (typed, _, invocation), (text, path, node_invocation) = seen
+    assert (typed, text) == ("x", "fetched text")
+    assert invocation and (path or not node_invocation)

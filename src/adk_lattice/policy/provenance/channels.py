@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from google.adk.agents import LlmAgent
 
-from .taint import CONTROL_TOOLS, instruction_text
+from .taint import CONTROL_TOOLS, instruction_text, node_inputs, user_texts
 
 #: Source names recorded in the taint record for each server-side channel.
 GROUNDING: Final = "<grounding>"
@@ -54,6 +54,8 @@ INSTRUCTION: Final = "<instruction>"
 AGENT_CARD: Final = "<agent_card:"
 #: Prefix of the source name of a tool's description that a toolset provided.
 TOOL: Final = "<tool:"
+#: Prefix of the source name of a ``Workflow`` node's input that the user did not type.
+NODE: Final = "<node:"
 #: Tools ADK's own request processors add (their descriptions are ADK's words).
 _ADK_TOOLS: Final = frozenset({"set_model_response"})
 
@@ -372,6 +374,33 @@ def attachment_sources(events: Sequence[Any]) -> list[str]:
         if any(p.inline_data is not None or p.file_data is not None for p in content.parts):
             return [ATTACHMENT]
     return []
+
+
+def node_sources(events: Sequence[Any]) -> list[str]:
+    """``<node:path>`` for each ``Workflow`` node input among the newest events whose text
+    the user did not type.
+
+    A ``Workflow`` hands an ``LlmAgent`` node the previous node's output as a user-authored
+    event stamped with the node's path: a function node's fetched page reads, to the model,
+    as the user's turn. It is outside text, unless it repeats a message the user typed (the
+    ``START`` edge hands the node the user's own message).
+    """
+    recent = events[-_MAX_PARTS:]
+    nodes = node_inputs(recent)
+    if not nodes:
+        return []
+    typed = set(user_texts(recent, nodes))
+    found: dict[str, None] = {}
+    for event in recent:
+        path = nodes.get(str(getattr(event, "id", "")))
+        content = getattr(event, "content", None)
+        if path is None or content is None or not content.parts:
+            continue
+        texts = [p.text for p in content.parts if p.text and not p.thought]
+        others = any(p.text is None and not p.thought for p in content.parts)
+        if others or any(t not in typed for t in texts):
+            found[f"{NODE}{path}>"] = None
+    return list(found)
 
 
 def provided_instruction(ctx: Any) -> bool:

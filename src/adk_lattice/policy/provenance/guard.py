@@ -13,7 +13,7 @@ from __future__ import annotations
 import logging
 import secrets
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from cachetools import LRUCache
@@ -34,6 +34,7 @@ from .channels import (
     client_parts,
     client_responses,
     labelled_authors,
+    node_sources,
     pending_answers,
     provided_instruction,
     request_server_tools,
@@ -58,6 +59,7 @@ from .taint import (
     capped_pairs,
     instruction_text,
     mark,
+    node_inputs,
     read_taint,
     scalars,
     session_hash,
@@ -320,6 +322,7 @@ class ProvenanceGuard:
             if not self.trusted_instruction and provided_instruction(ctx):
                 sources.append(INSTRUCTION)
             sources += card_sources(ctx, request)
+            sources += node_sources(events)
             sources += tool_sources(ctx, request, lambda tool: not self._untrusted(tool))
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
@@ -501,7 +504,8 @@ class ProvenanceGuard:
         whole = [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
         events = getattr(ctx.session, "events", None) or ()
         answers = pending_answers(events)
-        history = [self._event_trust(e, answers) for e in events]
+        nodes = node_inputs(events)
+        history = [self._event_trust(e, answers, nodes) for e in events]
         args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
         fields: list[tuple[str, str | None, tuple[str, ...]]] = []
         for said, outputs, _ in reversed(history):
@@ -555,11 +559,14 @@ class ProvenanceGuard:
             if kind != "text":
                 yield from (leaf for leaf in scalars(response) if not is_value(leaf, kind))
 
-    def _event_trust(self, event: Any, answers: frozenset[str] = frozenset()) -> EventTrust:
+    def _event_trust(
+        self, event: Any, answers: frozenset[str] = frozenset(), nodes: Container[str] = ()
+    ) -> EventTrust:
         """What one history event adds: the user's words, trusted outputs, call arguments.
 
         A function response a client sent counts only when it answers a pending
-        long-running call (its key in ``answers``, from :func:`pending_answers`). Remembered
+        long-running call (its key in ``answers``, from :func:`pending_answers`); a
+        ``Workflow`` node's input (its id in ``nodes``) is not the user's words. Remembered
         by event id (a stored event does not change, nor does whether it answered a call).
         """
         key = getattr(event, "id", None) or None
@@ -568,7 +575,7 @@ class ProvenanceGuard:
                 hit = self._events.get(key)
             if hit is not None:
                 return hit
-        said = tuple(user_texts([event]))
+        said = tuple(user_texts([event], nodes))
         if getattr(event, "author", None) == "user":
             responses = [
                 (name, response, part_key)

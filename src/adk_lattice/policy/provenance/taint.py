@@ -17,7 +17,7 @@ tokens (``"tok"``, at most :data:`MAX_TOKENS`); never the tokens themselves.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -199,11 +199,39 @@ def scalars(value: Any, depth: int = 0) -> Iterator[str]:
             yield from scalars(item, depth + 1)
 
 
-def user_texts(events: Sequence[Any]) -> Iterator[str]:
-    """The text the user typed, newest first: user-authored events' text parts only."""
+def node_inputs(events: Sequence[Any]) -> dict[str, str]:
+    """``{event id: node path}`` of the user-authored events a ``Workflow`` wrote as a
+    node's input (the previous node's output), ``"?"`` where ADK stamps no path.
+
+    ADK 2.13 stamps such an event with the node's path (``node_info.path``). Older releases
+    stamp nothing, but leave its invocation id empty, while the runner gives the user's own
+    message its invocation's id: a user-authored event with no invocation id after an event
+    of a run is one (history an app seeds before its first run carries no id either).
+    """
+    found: dict[str, str] = {}
+    ran = False
+    for event in events:
+        invocation = getattr(event, "invocation_id", None)
+        if getattr(event, "author", None) == "user":
+            path = getattr(getattr(event, "node_info", None), "path", None)
+            if isinstance(path, str) and path:
+                found[str(getattr(event, "id", ""))] = path
+            elif ran and not invocation:
+                found[str(getattr(event, "id", ""))] = "?"
+        ran = ran or bool(invocation)
+    return found
+
+
+def user_texts(events: Sequence[Any], nodes: Container[str] | None = None) -> Iterator[str]:
+    """The text the user typed, newest first: user-authored events' text parts only, not
+    a ``Workflow`` node's input written as a user event (:func:`node_inputs`; ``nodes``:
+    their ids, when known for a longer history than ``events``)."""
+    nodes = node_inputs(events) if nodes is None else nodes
     for event in reversed(events):
         content = getattr(event, "content", None)
         if getattr(event, "author", None) != "user" or content is None or not content.parts:
+            continue
+        if str(getattr(event, "id", "")) in nodes:
             continue
         for part in content.parts:
             if part.text and not part.thought:
