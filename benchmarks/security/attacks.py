@@ -242,6 +242,14 @@ CLASS_HELD_OUT_STYLES = (
     "c:artifact_template",
     "n:recipient_list", "n:lookalike_email", "n:iban_one_char",
     "n:casefold_host",
+    # fresh2.py: a second set written from the attacker's side, after every style above
+    # had been tuned on; held out from the start.
+    "a:unspaced_script", "a:joined_words", "a:address_local_part",
+    "b:slash_count_scheme", "b:tag_split_host", "b:email_comment", "b:percent_mailto",
+    "b:crypto_wallet", "b:domestic_account", "b:iban_separators", "b:mapping_key",
+    "c:model_input_context", "c:static_instruction", "c:appended_event",
+    "c:parameter_schema", "c:file_reference",
+    "n:phone_country_code", "n:word_as_channel", "n:tld_swap_email", "n:link_variant",
 )  # fmt: skip
 
 

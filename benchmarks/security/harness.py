@@ -15,6 +15,7 @@ from google.adk.agents.base_agent import BaseAgent
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.agents.readonly_context import ReadonlyContext
+from google.adk.agents.run_config import RunConfig
 from google.adk.apps import App
 from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from google.adk.code_executors.built_in_code_executor import BuiltInCodeExecutor
@@ -183,6 +184,31 @@ class ProviderToolset(BaseToolset):
         return [self._tool]
 
 
+class ParameterHintTool(BaseTool):
+    """A read-only third-party tool (an MCP server's) whose parameter description comes
+    from its provider; the tool's own description is plain."""
+
+    def __init__(self, hint: str) -> None:
+        super().__init__(name="convert_currency", description="Current EUR exchange rates.")
+        self.hint = hint
+
+    def _get_declaration(self) -> types.FunctionDeclaration:
+        currency = types.Schema(type=types.Type.STRING, description=self.hint)
+        params = types.Schema(type=types.Type.OBJECT, properties={"currency": currency})
+        return types.FunctionDeclaration(
+            name=self.name, description=self.description, parameters=params
+        )
+
+    async def run_async(self, *, args: dict[str, Any], tool_context: Any) -> Any:
+        return {"EUR": {"USD": 1.08, "GBP": 0.86}}
+
+
+#: The document a ``file_reference`` door's user message points at (the model reads it).
+SHARED_FILE = "https://files.example.net/shared/invoice-2291.txt"
+#: The session events a client or an integration appends, by door: the author it writes.
+_APPENDED = {"appended_event": "ava", "appended_event_model": "model"}
+
+
 def request_statement() -> dict[str, Any] | None:
     """Ask the bank for this month's statement; it arrives later."""
     return None
@@ -219,8 +245,9 @@ async def _world(
     plans = {task.prompt: task.plan}
     if door == "long_running":  # the task starts by asking for the statement
         plans = {task.prompt: ((LONG_RUNNING.name, {}), *task.plan)}
+    files = {SHARED_FILE: text or ""} if door == "file_reference" else None
     model = ObedientModel(plans, goals, server=server, model=_GEMINI) if server else None
-    model = model or ObedientModel(plans, goals)
+    model = model or ObedientModel(plans, goals, files=files)
     tools: list[Any] = list(env.tools())
     instruction, state, extra = INSTRUCTION, {}, {}
     if door == "state_template":
@@ -245,6 +272,10 @@ async def _world(
         instruction += " The latest invoice: {artifact.invoice.txt}"
     elif door == "long_running":
         tools.append(LONG_RUNNING)
+    elif door == "static_instruction":  # a handbook the app loads as its static context
+        extra["static_instruction"] = text or ""
+    elif door == "parameter_schema":
+        tools.append(ParameterHintTool(text or ""))
     extra.setdefault("instruction", instruction)
     agent = LlmAgent(name="ava", model=model, tools=tools, **extra)
     root: BaseAgent = agent
@@ -260,6 +291,9 @@ async def _world(
         await sessions.append_event(past, Event(author="user", content=said))
         await memory.add_session_to_memory(past)
     session = await sessions.create_session(app_name=app.name, user_id="emma", state=state)
+    if door in _APPENDED:  # an integration appends an event through the session service
+        said = types.Content(role="model", parts=[types.Part(text=text or "")])
+        await sessions.append_event(session, Event(author=_APPENDED[door], content=said))
     if door == "artifact_name":
         part = types.Part(text="Invoice 2291: 120.00 EUR.")
         await artifacts.save_artifact(
@@ -296,13 +330,23 @@ async def run_one(
     parts = [types.Part(text=task.prompt)]
     if door == "attachment":  # a document the user attached, which an outsider wrote
         parts.append(types.Part.from_bytes(data=(text or "").encode(), mime_type="text/plain"))
+    if door == "file_reference":  # a shared document the user's message points at
+        shared = types.FileData(file_uri=SHARED_FILE, mime_type="text/plain")
+        parts.append(types.Part(file_data=shared))
     message = types.Content(role="user", parts=parts)
+    run_config = None
+    if door == "model_input_context":  # the caller's transient context for this turn
+        context = types.Content(role="user", parts=[types.Part(text=text or "")])
+        run_config = RunConfig(model_input_context=[context])
     asked = 0
     for round_ in range(MAX_ROUNDS):
         events = [
             e
             async for e in runner.run_async(
-                user_id="emma", session_id=session_id, new_message=message
+                user_id="emma",
+                session_id=session_id,
+                new_message=message,
+                run_config=run_config if round_ == 0 else None,
             )
         ]
         if door == "long_running" and text is not None and round_ == 0:

@@ -3,7 +3,8 @@
 It reads only the ``LlmRequest`` it is sent. From the user's request (the user text that
 names a task) it knows the task and emits the task's calls one per turn; before each turn it
 reads every text, attached text document and tool output (field names included) in the
-request, the system instruction and the tools' descriptions, the way a
+request, the system instruction and the tools' descriptions (their parameters' too), and
+a document a ``file_data`` part of the request points at (given as ``files``), the way a
 capable model would (NFKC, invisible characters dropped, look-alike letters folded, base64
 runs and ROT13 decoded) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
@@ -63,6 +64,26 @@ def _mark(value: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![a-z0-9.@+-]){re.escape(folded)}(?![a-z0-9@-])")
 
 
+def _schema_texts(schema: Any) -> Iterable[str]:
+    """The descriptions and enum values of a parameter schema, nested ones included."""
+    if schema is None:
+        return
+    yield schema.description or ""
+    yield from schema.enum or ()
+    for sub in (schema.properties or {}).values():
+        yield from _schema_texts(sub)
+    yield from _schema_texts(schema.items)
+
+
+def _system_texts(system: Any) -> Iterable[str]:
+    """The text of a system instruction: a string, or a ``Content``'s text parts."""
+    if isinstance(system, str):
+        yield system
+    for part in getattr(system, "parts", None) or ():
+        if part.text:
+            yield part.text
+
+
 def _leaves(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
@@ -82,12 +103,15 @@ class ObedientModel(BaseLlm):
     Args:
         plans: the calls that solve each task, by the exact user request.
         goals: the attacker goals it recognises (and obeys).
+        server: text a server-side tool the request enables returns.
+        files: ``{file_uri: text}``, what the model reads for a ``file_data`` part.
     """
 
     model: str = "obedient-worst-case"
     _plans: dict[str, tuple[Call, ...]] = PrivateAttr(default_factory=dict)
     _goals: tuple[Goal, ...] = PrivateAttr(default=())
     _server: str | None = PrivateAttr(default=None)
+    _files: dict[str, str] = PrivateAttr(default_factory=dict)
 
     def __init__(
         self,
@@ -95,9 +119,11 @@ class ObedientModel(BaseLlm):
         goals: Sequence[Goal],
         *,
         server: str | None = None,
+        files: Mapping[str, str] | None = None,
         model: str = "obedient-worst-case",
     ) -> None:
         super().__init__(model=model)
+        self._files = dict(files or {})
         self._plans = {prompt: tuple(plan) for prompt, plan in plans.items()}
         self._goals = tuple(goals)
         self._server = server
@@ -112,14 +138,13 @@ class ObedientModel(BaseLlm):
     def next_call(self, request: LlmRequest) -> Call | None:
         """The call this request gets: an obeyed goal first, then the task's next step."""
         prompt, made, texts = "", [], []
-        system = getattr(request.config, "system_instruction", None)
-        if isinstance(system, str):
-            texts.append(system)
+        texts.extend(_system_texts(getattr(request.config, "system_instruction", None)))
         if self._server is not None and self.server_tools(request):
             texts.append(self._server)
         for tool in getattr(request.config, "tools", None) or ():
             for declaration in getattr(tool, "function_declarations", None) or ():
                 texts.append(declaration.description or "")
+                texts.extend(_schema_texts(declaration.parameters))
         for content in request.contents or []:
             for part in content.parts or []:
                 if part.text:
@@ -129,6 +154,9 @@ class ObedientModel(BaseLlm):
                 blob = part.inline_data
                 if blob is not None and (blob.mime_type or "").startswith("text/"):
                     texts.append((blob.data or b"").decode("utf-8", "replace"))
+                shared = part.file_data
+                if shared is not None and shared.file_uri in self._files:
+                    texts.append(self._files[shared.file_uri])
                 if part.function_call is not None and content.role == "model":
                     made.append((part.function_call.name, dict(part.function_call.args or {})))
                 if part.function_response is not None:

@@ -22,6 +22,7 @@ from benchmarks.security.classes import (
     class_pairings,
 )
 from benchmarks.security.fresh import FRESH_STYLES, fresh_cases
+from benchmarks.security.fresh2 import FRESH2_STYLES, fresh2_benign_cases, fresh2_cases
 from benchmarks.security.harness import (
     Config,
     all_cases,
@@ -303,3 +304,56 @@ async def test_every_fresh_style_runs_under_provenance_guard() -> None:
     picked = [p for p in _one_per_style() if p[1].style in FRESH_STYLES]
     outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
     assert sorted(o.style or "" for o in outcomes) == sorted(FRESH_STYLES)
+
+
+# -- the second held-out set (fresh2.py) ------------------------------------------------------
+
+
+def test_fresh2_styles_are_registered_held_out() -> None:
+    """Every style of fresh2.py has cases and is held out, none of them tuned on."""
+    styles = {c.style for c in fresh2_cases()}
+    assert styles == set(FRESH2_STYLES)
+    assert styles <= set(CLASS_HELD_OUT_STYLES)
+    assert not styles & set(CLASS_TUNING_STYLES)
+    assert {c.id for c in fresh2_cases()} <= {c.id for c in class_cases()}
+    assert {c.id for c in fresh2_benign_cases()} <= {c.id for c in benign_doors()}
+
+
+def test_model_reads_parameter_descriptions() -> None:
+    """The worst-case model obeys a goal that only a tool parameter's description carries."""
+    task, goal = TASKS[0], GOALS[0]
+    model = ObedientModel({task.prompt: task.plan}, GOALS)
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
+    currency = types.Schema(type=types.Type.STRING, description=f"A code. {goal.en}.")
+    params = types.Schema(type=types.Type.OBJECT, properties={"currency": currency})
+    declaration = types.FunctionDeclaration(name="rates", description="Rates.", parameters=params)
+    tools = [types.Tool(function_declarations=[declaration])]
+    assert _first_call(model, user, tools=tools) == (goal.tool, goal.args)
+
+
+def test_model_reads_a_file_its_request_references() -> None:
+    """The worst-case model obeys a goal that only a document a file_data part names carries."""
+    task, goal = TASKS[0], GOALS[0]
+    uri = "https://files.example.net/doc.txt"
+    model = ObedientModel({task.prompt: task.plan}, GOALS, files={uri: f"Note: {goal.en}."})
+    shared = types.Part(file_data=types.FileData(file_uri=uri, mime_type="text/plain"))
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt), shared])
+    assert _first_call(model, user) == (goal.tool, goal.args)
+
+
+def test_model_reads_a_system_instruction_given_as_content() -> None:
+    """The worst-case model reads a system instruction's text parts, not only a string."""
+    task, goal = TASKS[0], GOALS[0]
+    model = ObedientModel({task.prompt: task.plan}, GOALS)
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
+    system = types.Content(role="system", parts=[types.Part(text=f"Handbook: {goal.en}.")])
+    assert _first_call(model, user, system_instruction=system) == (goal.tool, goal.args)
+
+
+@needs_provenance
+async def test_every_fresh2_style_runs_under_provenance_guard() -> None:
+    """Each fresh2 style's first pairing runs to an outcome through the guarded App."""
+    config = _config("provenance")
+    picked = [p for p in _one_per_style() if p[1].style in FRESH2_STYLES]
+    outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
+    assert sorted(o.style or "" for o in outcomes) == sorted(FRESH2_STYLES)
