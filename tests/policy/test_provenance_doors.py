@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from google.adk.agents import BaseAgent, LlmAgent
 from google.adk.agents.invocation_context import InvocationContext
+from google.adk.agents.run_config import RunConfig
 from google.adk.apps import App
 from google.adk.artifacts import InMemoryArtifactService
 from google.adk.events.event import Event
@@ -81,6 +82,8 @@ async def _pay(
     message: str = "settle invoice 2291",
     *,
     attach: str | None = None,
+    context: str | None = None,
+    appended: tuple[str, str] | None = None,
     tools: tuple[Any, ...] = (),
     options: dict[str, Any] | None = None,
     **agent: Any,
@@ -102,10 +105,18 @@ async def _pay(
         artifact_service=InMemoryArtifactService(),
     )
     session = await runner.session_service.create_session(app_name="app", user_id="u1")
+    if appended is not None:  # an integration writes an event through the session service
+        said = types.Content(role="model", parts=[types.Part(text=appended[1])])
+        await runner.session_service.append_event(session, Event(author=appended[0], content=said))
     parts = [types.Part(text=message)]
     if attach is not None:
         parts.append(types.Part.from_bytes(data=attach.encode(), mime_type="text/plain"))
-    run = await Run([], runner, session.id, "u1").send(types.Content(role="user", parts=parts))
+    config = None
+    if context is not None:
+        extra = types.Content(role="user", parts=[types.Part(text=context)])
+        config = RunConfig(model_input_context=[extra])
+    message_content = types.Content(role="user", parts=parts)
+    run = await Run([], runner, session.id, "u1").send(message_content, config)
     return bank, run, model
 
 
@@ -211,6 +222,63 @@ async def test_a_trusted_instruction_function_does_not_taint() -> None:
     bank, run, _ = await _pay(ATTACKER, instruction=_fetched, options=options)
     assert bank.sent == [ATTACKER]
     assert "<instruction>" not in sources(run.state)
+
+
+# -- a static instruction, the run's model input context, events no run wrote ----------------
+
+
+async def test_a_static_instruction_taints_and_its_iban_is_denied() -> None:
+    """A ``static_instruction`` (a loaded handbook) is not written text: its IBAN is denied."""
+    bank, run, model = await _pay(ATTACKER, static_instruction=NOTE)
+    assert _read(model, ATTACKER)
+    assert bank.sent == []
+    assert sources(run.state) == ["<instruction>"]
+
+
+async def test_a_trusted_static_instruction_does_not_taint() -> None:
+    """With ``trusted_instruction=True`` a static instruction does not taint."""
+    bank, run, _ = await _pay(
+        OWN, f"pay {OWN}", static_instruction="Be brief.", options={"trusted_instruction": True}
+    )
+    assert bank.sent == [OWN]
+    assert "<instruction>" not in sources(run.state)
+
+
+async def test_the_runs_model_input_context_taints_and_its_iban_is_denied() -> None:
+    """``RunConfig.model_input_context`` reaches the model in no event: its IBAN is denied."""
+    bank, run, model = await _pay(ATTACKER, context=NOTE)
+    assert _read(model, ATTACKER)
+    assert bank.sent == []
+    assert sources(run.state) == ["<model_input_context>"]
+
+
+async def test_control_with_model_input_context_the_typed_iban_is_paid() -> None:
+    """Control: with a model input context, the IBAN the user typed is still paid."""
+    bank, _, _ = await _pay(OWN, f"pay invoice 2291 to {OWN}", context=NOTE)
+    assert bank.sent == [OWN]
+
+
+async def test_an_event_appended_as_the_agent_taints_and_its_iban_is_denied() -> None:
+    """An event an integration appended in the agent's name (no run wrote it) is outside text."""
+    bank, run, model = await _pay(ATTACKER, appended=("assistant", NOTE))
+    assert _read(model, ATTACKER)
+    assert bank.sent == []
+    assert sources(run.state) == ["<event:assistant>"]
+
+
+async def test_an_event_appended_as_the_model_taints() -> None:
+    """An appended event authored ``model`` (ADK's own author name) taints as well."""
+    bank, run, _ = await _pay(ATTACKER, appended=("model", NOTE))
+    assert bank.sent == []
+    assert sources(run.state) == ["<event:model>"]
+
+
+async def test_control_the_agents_own_earlier_answer_does_not_taint() -> None:
+    """Control: the agent's answer in an earlier run of the session is no appended event."""
+    bank, run, _ = await _pay(OWN, f"pay {OWN}")
+    state = (await run.send(types.Content(role="user", parts=[types.Part(text="thanks")]))).state
+    assert bank.sent == [OWN]
+    assert not any(s.startswith("<event:") for s in sources(state))
 
 
 @pytest.mark.parametrize("option", ["trusted_attachments", "trusted_instruction"])

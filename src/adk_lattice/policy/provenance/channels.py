@@ -54,6 +54,10 @@ INSTRUCTION: Final = "<instruction>"
 AGENT_CARD: Final = "<agent_card:"
 #: Prefix of the source name of a tool's description that a toolset provided.
 TOOL: Final = "<tool:"
+#: The run's ``RunConfig.model_input_context``: contents put into every request of the run.
+RUN_CONTEXT: Final = "<model_input_context>"
+#: Prefix of the source name of an event no run wrote (appended through the session service).
+APPENDED: Final = "<event:"
 #: Prefix of the source name of a ``Workflow`` node's input that the user did not type.
 NODE: Final = "<node:"
 #: Tools ADK's own request processors add (their descriptions are ADK's words).
@@ -405,13 +409,46 @@ def node_sources(events: Sequence[Any]) -> list[str]:
 
 def provided_instruction(ctx: Any) -> bool:
     """Whether the agent's ``instruction`` or the root's ``global_instruction`` is given as
-    a function (an ``InstructionProvider``), whose text is only in the assembled request."""
+    a function (an ``InstructionProvider``), whose text is only in the assembled request,
+    or the agent has a ``static_instruction`` (a content loaded for context caching: a
+    handbook, a policy file), which is not an instruction string as written."""
     agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
     if agent is None or not hasattr(agent, "instruction"):
         return False
     root = getattr(agent, "root_agent", agent)
     texts = (getattr(agent, "instruction", None), getattr(root, "global_instruction", None))
-    return any(callable(t) for t in texts)
+    return any(callable(t) for t in texts) or getattr(agent, "static_instruction", None) is not None
+
+
+def run_context_sources(ctx: Any) -> list[str]:
+    """:data:`RUN_CONTEXT` when the run's ``RunConfig.model_input_context`` holds content:
+    ADK puts it into each request of the run and stores it in no event, so no other
+    channel sees it (a caller's retrieved documents, a page the client read)."""
+    run_config = getattr(getattr(ctx, "_invocation_context", None), "run_config", None)
+    contexts = getattr(run_config, "model_input_context", None) or ()
+    return [RUN_CONTEXT] if any(getattr(c, "parts", None) for c in contexts) else []
+
+
+def appended_sources(events: Sequence[Any], labelled: Callable[[str], bool]) -> list[str]:
+    """``<event:author>`` for each author of an agent or model event that no run wrote.
+
+    The runner gives every event of a run its invocation's id. An event with content and
+    none was appended through the session service (an integration importing history, a
+    client, a sync): though it names one of the app's agents or ADK's ``model`` as its
+    author (``labelled``), no hook of this app saw it written. Other authors' events are
+    labelled as relayed text already (``<agent:name>``).
+    """
+    found: dict[str, None] = {}
+    for event in events[-_MAX_PARTS:]:
+        author = getattr(event, "author", None)
+        content = getattr(event, "content", None)
+        if author in (None, "user") or content is None or not content.parts:
+            continue
+        if not labelled(author):
+            continue
+        if not getattr(event, "invocation_id", None):
+            found[f"{APPENDED}{author}>"] = None
+    return list(found)
 
 
 def card_sources(ctx: Any, request: Any) -> list[str]:

@@ -29,6 +29,7 @@ from .channels import (
     CLIENT,
     INSTRUCTION,
     MEMORY,
+    appended_sources,
     attachment_sources,
     card_sources,
     client_parts,
@@ -40,6 +41,7 @@ from .channels import (
     request_server_tools,
     request_sources,
     response_sources,
+    run_context_sources,
     template_sources,
     tool_sources,
     written_instruction,
@@ -135,8 +137,9 @@ class ProvenanceGuard:
             attached it, someone else wrote it, so it taints as ``<attachment>``. Either
             way an attachment grounds nothing.
         trusted_instruction: an instruction given as a function (an
-            ``InstructionProvider``, often read from a prompt store) is the app's own. Off
-            by default: its text taints as ``<instruction>``. Either way it grounds
+            ``InstructionProvider``, often read from a prompt store) or a
+            ``static_instruction`` (a content loaded for context caching) is the app's own.
+            Off by default: its text taints as ``<instruction>``. Either way it grounds
             nothing (only instruction strings as written do).
         name: the handler name.
 
@@ -309,7 +312,8 @@ class ProvenanceGuard:
     def _label_request(self, ctx: Any, request: Any) -> None:
         """Taint the session when ADK wrote outside text into this request (fail closed)."""
         try:
-            sources = request_sources(request, labelled_authors(ctx))
+            labelled = labelled_authors(ctx)
+            sources = request_sources(request, labelled)
             templates = written_instructions(ctx) or ()
             sources += template_sources(templates, ctx.state, self._trusted_names)
             # A channel that is a tool of ADK's the app declared trusted does not taint.
@@ -323,6 +327,8 @@ class ProvenanceGuard:
                 sources.append(INSTRUCTION)
             sources += card_sources(ctx, request)
             sources += node_sources(events)
+            sources += run_context_sources(ctx)
+            sources += appended_sources(events, labelled)
             sources += tool_sources(ctx, request, lambda tool: not self._untrusted(tool))
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
