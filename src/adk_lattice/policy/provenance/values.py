@@ -827,6 +827,24 @@ def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
         yield None
 
 
+def content_texts(value: Any, depth: int = 0) -> Iterator[str]:
+    """Every string a free-text argument shows: its string and number leaves and the keys
+    of its mappings (ADK hands a mapping the model wrote to a ``str`` parameter as is, and
+    a key is as readable as a value)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+    elif depth < 20 and isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str | int | float) and not isinstance(key, bool):
+                yield str(key)
+            yield from content_texts(item, depth + 1)
+    elif depth < 20 and isinstance(value, list | tuple):
+        for item in value:
+            yield from content_texts(item, depth + 1)
+
+
 def ungrounded(grounding: Grounding, kind: str, value: Any) -> bool:
     """Whether any leaf of an argument value is malformed or not grounded (fail safe)."""
     for count, leaf in enumerate(leaves(value), 1):
