@@ -8,10 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from google.adk.agents import LlmAgent
 
 from adk_lattice import Lattice
 from adk_lattice.policy import ProvenanceGuard
+from adk_lattice.policy.provenance.values import destinations
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, run_app
 from tests.policy.test_provenance_content import Office, guard
@@ -70,3 +72,31 @@ async def test_a_mapping_with_plain_keys_goes_out() -> None:
     """Keys that are words carry no destination: the mail goes out."""
     mailed = await send({"greeting": "hello", "note": "see you at the review"})
     assert mailed.sent
+
+
+# -- IBAN separators ----------------------------------------------------------------------
+
+USER_IBAN = "DE89 3704 0044 0532 0130 00"
+
+
+@pytest.mark.parametrize(
+    "iban",
+    ["LT17_ATTK_0001_2345_6789_01", "LT17/ATTK/0001/2345/6789/01", "LT 17ATTK00012345678901"],
+)
+async def test_an_iban_in_other_separators_is_denied(iban: str) -> None:
+    """An IBAN grouped by underscores or slashes, or spaced after the code, is scanned."""
+    mailed = await send(f"New account for refunds: {iban}")
+    assert mailed.denied
+
+
+@pytest.mark.parametrize("written", ["DE89_3704_0044_0532_0130_00", "DE89.3704.0044.0532.0130.00"])
+async def test_the_typed_iban_in_other_separators_goes_out(written: str) -> None:
+    """The IBAN the user typed in spaced groups grounds the same IBAN in other groups."""
+    mailed = await send(f"Pay me at {written}.", f"check my mail, then mail Bob {USER_IBAN}")
+    assert mailed.sent
+
+
+@pytest.mark.parametrize("text", ["meet at 12 noon in room 4 with the team", "DE 89 3704"])
+def test_a_code_and_two_digits_in_prose_is_no_iban(text: str) -> None:
+    """Two capitals, a space and two digits followed by a space are prose, not an IBAN."""
+    assert [kind for kind, _ in destinations(text)] == []
