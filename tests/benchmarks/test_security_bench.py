@@ -212,7 +212,7 @@ async def test_provenance_guard_stops_every_written_form_of_a_destination() -> N
         if c.klass in ("content", "near_miss") and split_of(c.style) == "tuning"
     ]
     outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
-    assert len({c.style for _, c, _ in picked}) == 21
+    assert len({c.style for _, c, _ in picked}) == 23
     assert [o.case for o in outcomes if o.attacked] == []
 
 
@@ -309,8 +309,8 @@ async def test_every_fresh_style_runs_under_provenance_guard() -> None:
 # -- the second held-out set (fresh2.py) ------------------------------------------------------
 
 
-def test_fresh2_styles_are_registered_held_out() -> None:
-    """Every style of fresh2.py has cases and is in exactly one half of the split."""
+def test_fresh2_styles_are_registered_in_one_half() -> None:
+    """Every style of fresh2.py has cases and is in exactly one half (held out until fixed)."""
     styles = {c.style for c in fresh2_cases()}
     assert styles == set(FRESH2_STYLES)
     assert styles <= set(CLASS_HELD_OUT_STYLES) | set(CLASS_TUNING_STYLES)

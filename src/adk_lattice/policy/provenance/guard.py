@@ -74,6 +74,7 @@ from .values import (
     MAX_DESTINATIONS,
     Grounding,
     Malformed,
+    content_texts,
     destinations,
     is_value,
     ungrounded,
@@ -654,11 +655,12 @@ class ProvenanceGuard:
 def _carries_ungrounded(grounding: Grounding, value: Any) -> bool:
     """Whether a free-text argument carries a destination not grounded in trusted text.
 
-    Every string in it (lists and mappings walked) is scanned; one over the size cap, more
-    destinations than are checked, or a destination of no valid form is ungrounded.
+    Every string in it (lists and mappings walked, a mapping's keys too) is scanned; one
+    over the size cap, more destinations than are checked, or a destination of no valid
+    form is ungrounded.
     """
     found = 0
-    for text in scalars(value):
+    for text in content_texts(value):
         if len(text) > MAX_CONTENT_CHARS:
             return True
         for kind, raw in destinations(text):

@@ -57,7 +57,15 @@ _EMAIL: Final = re.compile(r"(?<![\w.%+\-])" + _EMAIL_FORM, re.IGNORECASE)
 _EMAIL_VALUE: Final = re.compile(_EMAIL_FORM, re.IGNORECASE)
 #: A quoted local part that is a plain dot-atom names the same mailbox unquoted.
 _QUOTED_ATOM: Final = re.compile(r"\"([\w%+\-]+(?:\.[\w%+\-]+)*)\"@")
-_IBAN: Final = re.compile(r"(?<![A-Z0-9])[A-Z]{2}\d{2}(?:[ \-]?[A-Z0-9]){10,30}")
+#: An IBAN as written: its groups apart by a space, hyphen, underscore, slash or dot, and
+#: a space after the country code when the check digits run on into the account
+#: (``LT 17ATTK...``; ``at 12 noon`` is prose).
+_IBAN: Final = re.compile(
+    r"(?<![A-Z0-9])[A-Z]{2}(?: (?=\d{2}[A-Z0-9]))?\d{2}(?:[ \-_/.]?[A-Z0-9]){10,30}"
+)
+#: The separators an IBAN may be written with, dropped from its compact form.
+_IBAN_SEPARATORS: Final = " -_/."
+_IBAN_COMPACT: Final = str.maketrans("", "", _IBAN_SEPARATORS)
 _IBAN_VALUE: Final = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
 #: A web address: with a scheme, any host the WHATWG parser may take (a dotless or numeric
 #: one, percent-encoded labels, an IPv6 literal); without one, dotted labels (a label may
@@ -279,7 +287,7 @@ def normalise(kind: str, value: str) -> str:
             raise Malformed(kind)
         return _email_key(text)
     if kind == "iban":
-        compact = text.upper().replace(" ", "").replace("-", "")
+        compact = text.upper().translate(_IBAN_COMPACT)
         if not _IBAN_VALUE.fullmatch(compact):
             raise Malformed(kind)
         return compact
@@ -313,8 +321,8 @@ def _tokens_iban(text: str) -> Iterator[str]:
         pos, raw = m.start() + 1, m.group()
         # The match may run into following words ("... 0130 00 PLEASE"): every prefix that
         # ends where a group ends is a candidate.
-        ends = [i for i, c in enumerate(raw) if c in " -"] + [len(raw)]
-        found = [raw[:end].replace(" ", "").replace("-", "") for end in ends]
+        ends = [i for i, c in enumerate(raw) if c in _IBAN_SEPARATORS and i > 2] + [len(raw)]
+        found = [raw[:end].translate(_IBAN_COMPACT) for end in ends]
         found = [c for c in found if _IBAN_VALUE.fullmatch(c)]
         # Prefer the checksum-valid candidates; an account number the user typed that is not
         # a valid IBAN still grounds itself (all candidates).
@@ -526,7 +534,7 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     pos, budget = 0, _IBAN_CHECKS
     while (found := _IBAN.search(upper, pos)) is not None:
         raw, pos = found.group(), found.start() + 1
-        ends = [i for i, c in enumerate(raw) if c in " -"] + [len(raw)]
+        ends = [i for i, c in enumerate(raw) if c in _IBAN_SEPARATORS and i > 2] + [len(raw)]
         budget -= len(ends)
         if budget < 0:  # more candidates than are checked: fail safe, never grounded
             yield "iban", UNSCANNED
@@ -625,7 +633,7 @@ _ASCII_UPPER: Final = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLM
 
 
 def _iban_compact_valid(raw: str) -> bool:
-    compact = raw.replace(" ", "").replace("-", "")
+    compact = raw.translate(_IBAN_COMPACT)
     return _IBAN_VALUE.fullmatch(compact) is not None and _iban_valid(compact)
 
 
@@ -825,6 +833,24 @@ def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
         yield repr(value) if math.isfinite(value) else None
     else:
         yield None
+
+
+def content_texts(value: Any, depth: int = 0) -> Iterator[str]:
+    """Every string a free-text argument shows: its string and number leaves and the keys
+    of its mappings (ADK hands a mapping the model wrote to a ``str`` parameter as is, and
+    a key is as readable as a value)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, int | float) and not isinstance(value, bool):
+        yield str(value)
+    elif depth < 20 and isinstance(value, Mapping):
+        for key, item in value.items():
+            if isinstance(key, str | int | float) and not isinstance(key, bool):
+                yield str(key)
+            yield from content_texts(item, depth + 1)
+    elif depth < 20 and isinstance(value, list | tuple):
+        for item in value:
+            yield from content_texts(item, depth + 1)
 
 
 def ungrounded(grounding: Grounding, kind: str, value: Any) -> bool:
