@@ -27,15 +27,6 @@ from adk_lattice.testing import FakeModel
 _ids = itertools.count(1)
 
 
-@pytest.fixture(autouse=True)
-def _fresh_text_views() -> None:
-    """Each test folds its texts afresh: a test that swaps an engine is never served a
-    fold remembered under the other one."""
-    from adk_lattice.policy._text import view
-
-    view.clear()
-
-
 async def make_context(
     state: dict[str, Any] | None = None,
     *,

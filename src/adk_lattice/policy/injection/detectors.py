@@ -20,7 +20,6 @@ from cachetools import LRUCache
 
 from .._text.engine import ENGINE, PatternSet, byte_spans
 from .._text.normalize import LEET_WORD_NOT_TIME, clean, fold
-from .._text.view import shared
 from .rules import RULES, SQUASHED_OVERRIDE, Rule
 
 #: A plain-function detector: ``(text, source) -> truthy verdict or None``, sync or async.
@@ -148,12 +147,14 @@ class RulesDetector:
     def _scan(self, text: str, source: str, depth: int) -> Finding | None:
         # Tool output has no business addressing the assistant: weak signals count double.
         boost = 2.0 if source.startswith("tool:") else 1.0
-        plain = shared(_plain, text)
+        plain = cleaned = clean(text)
+        if "  " in plain or "\t" in plain:
+            plain = _SPACES.sub(" ", plain)
         hits = self._hits(plain)
         found = self._match(hits, source, boost)
         needs = self._needs(hits, plain)
         if found is None:
-            folded = shared(_folded, text, "leet" in needs, "spelled" in needs)
+            folded = fold(text, leet="leet" in needs, spelled="spelled" in needs, cleaned=cleaned)
             # Rules that ignore case: a fold that only lower-cased finds nothing new, bar the
             # squashed phrase, which only ever looks at the folded view.
             if folded != plain.lower() or not self._all_ignore_case:
@@ -200,17 +201,6 @@ class RulesDetector:
             return None
         family = max(score, key=lambda f: score[f])
         return Finding(family, tuple(n for f in names for n in names[f]), source)
-
-
-def _plain(text: str) -> str:
-    """:func:`clean` of ``text`` with runs of spaces and tabs read as one space."""
-    plain = shared(clean, text)
-    return _SPACES.sub(" ", plain) if "  " in plain or "\t" in plain else plain
-
-
-def _folded(text: str, leet: bool, spelled: bool) -> str:
-    """:func:`fold` of ``text``, from its shared :func:`clean`."""
-    return fold(text, leet=leet, spelled=spelled, cleaned=shared(clean, text))
 
 
 def _spread(pattern: str) -> str:

@@ -11,9 +11,8 @@ from dataclasses import dataclass
 from typing import Final
 
 from .._text.engine import ENGINE, PatternSet, finditer_spans, re2_bytes
-from .._text.view import shared
 from ._checks import card_ok, iban_ok, ip_ok
-from ._fold import SHIFTS, Folded, fold
+from ._fold import SHIFTS, fold
 
 #: The rest of a token a key extends to (matches the empty string: never None).
 _TOKEN_RUN: Final = re.compile(r"[A-Za-z0-9_\-+/=]*")
@@ -298,7 +297,7 @@ def runnable(
     if not any(id(d) in _GATES or d.gate is not None for d in detectors):
         return list(detectors)
     if open_ is None:
-        open_ = shared(opened, text)
+        open_ = opened(text)
     return [
         d
         for d in detectors
@@ -403,14 +402,14 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
     Returns:
         Non-overlapping ``(start, end, kind)`` spans in ``text``, earliest first.
     """
-    open_ = shared(opened, text)
+    open_ = opened(text)
     found = [s for d in runnable(detectors, text, open_) for s in d.spans(text)]
     shifts = "shifts" in open_  # a non-ASCII space is one of them
-    views = [shared(_view, text, " ", "", shifts)]
+    views = [fold(text, shifts=shifts)]
     if shifts and not text.isascii() and _WIDE_SPACE.search(text):
-        views.append(shared(_view, text, "", "", None))  # a no-break space inside a value
+        views.append(fold(text, spaces=""))  # a no-break space may sit inside a value
     if shifts and not text.isascii() and _JOINED_DIGITS.search(text):
-        views.append(shared(_view, text, " ", " ", None))  # a zero-width digit separator
+        views.append(fold(text, joiners=" "))  # a zero-width separator between digits
     for view in views:
         if view is not None:
             active = runnable(detectors, view.text)
@@ -433,11 +432,6 @@ def scan(text: str, detectors: Sequence[Detector]) -> list[tuple[int, int, str]]
         for s in _phones_yield(found)
         if s[2] != "PHONE" or any(c.isdigit() for c in text[s[0] : s[1]])
     )
-
-
-def _view(text: str, spaces: str, joiners: str, shifts: bool | None) -> Folded | None:
-    """:func:`~._fold.fold` with its arguments in order (for :func:`shared`)."""
-    return fold(text, spaces=spaces, joiners=joiners, shifts=shifts)
 
 
 def _b64_runs(text: str) -> Iterator[tuple[int, int]]:
