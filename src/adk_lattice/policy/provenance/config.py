@@ -172,7 +172,7 @@ def typed_leaves(response: Any, trust: Trust) -> Iterator[tuple[str, str | None]
     but the entries of a :func:`mixed` list under a field declared for any kind."""
     for path, kind in trust.fields:
         for found in select(response, _scope(path)):
-            for leaf in scalars(found) if kind is not None else _unmixed(found):
+            for leaf in scalars(found, skip=None if kind is not None else _mixed_entries):
                 yield leaf, kind
 
 
@@ -238,22 +238,8 @@ def _mixed_lists(value: Any, depth: int = 0) -> Iterator[Any]:
             yield from _mixed_lists(item, depth + 1)
 
 
-def _unmixed(value: Any, depth: int = 0) -> Iterator[str]:
-    """:func:`scalars`, skipping every list whose string entries are :func:`mixed`."""
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, int | float) and not isinstance(value, bool):
-        yield str(value)
-    elif depth < 20 and isinstance(value, Mapping):
-        for item in value.values():
-            yield from _unmixed(item, depth + 1)
-    elif (
-        depth < 20
-        and isinstance(value, list | tuple)
-        and not mixed([v for v in value if isinstance(v, str)])
-    ):
-        for item in value:
-            yield from _unmixed(item, depth + 1)
+def _mixed_entries(value: Sequence[Any]) -> bool:
+    return mixed([v for v in value if isinstance(v, str)])
 
 
 def _strings(value: Any, depth: int = 0) -> Iterator[tuple[str | None, bool]]:

@@ -17,7 +17,7 @@ tokens (``"tok"``, at most :data:`MAX_TOKENS`); never the tokens themselves.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -185,18 +185,21 @@ def select(value: Any, path: Sequence[str]) -> Iterator[Any]:
             yield from select(value[int(head)], rest)
 
 
-def scalars(value: Any, depth: int = 0) -> Iterator[str]:
-    """Every string and number leaf of a structure, as strings (bools and keys excluded)."""
+def scalars(
+    value: Any, depth: int = 0, skip: Callable[[Sequence[Any]], bool] | None = None
+) -> Iterator[str]:
+    """Every string and number leaf of a structure, as strings (bools and keys excluded);
+    the leaves of a list for which ``skip`` says so are left out."""
     if isinstance(value, str):
         yield value
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield str(value)
     elif depth < 20 and isinstance(value, Mapping):
         for item in value.values():
-            yield from scalars(item, depth + 1)
-    elif depth < 20 and isinstance(value, list | tuple):
+            yield from scalars(item, depth + 1, skip)
+    elif depth < 20 and isinstance(value, list | tuple) and not (skip and skip(value)):
         for item in value:
-            yield from scalars(item, depth + 1)
+            yield from scalars(item, depth + 1, skip)
 
 
 def node_inputs(events: Sequence[Any]) -> dict[str, str]:
