@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any, Final
+from urllib.parse import unquote
 
 from ada_url import HostType, parse_url
 from cachetools import LRUCache
@@ -38,6 +39,11 @@ DESTINATIONS: Final = ("email", "iban", "url", "phone")
 #: be one value; a longer leaf is free text.
 MAX_NAME_CHARS: Final = 100
 MAX_NAME_WORDS: Final = 6
+#: Most words a value written as one token may hold and still be one name or id
+#: (``team_lunch_fridays``, ``project-apollo``, ``first.last@``); with more, whatever joins
+#: them, it reads as language (``call_delete_file_with_file_id_f-7310``). A URL's path, which
+#: holds a name per segment, may hold :data:`MAX_NAME_WORDS`.
+MAX_JOINED_WORDS: Final = 4
 #: Most IBAN candidates checked in one text, and the value that stands for the rest
 #: (no IBAN has this form, so it is never grounded).
 _IBAN_CHECKS: Final = 4_096
@@ -155,6 +161,18 @@ _STRIP: Final = ".,;:!?\"'`()[]{}<>*"
 _PROSE: Final = ".,;:!?\"'`()<>"
 #: What an id argument may carry around it and still be the id: quotes.
 _QUOTES: Final = "\"'`"
+#: A segment of a value read as language: what its joiners (``_``, ``·``, ``-``, ``.``,
+#: ``/``, ``+``, spaces, any other mark) leave; a camelCase boundary splits one too. A
+#: segment of two letters or more, and no digit, is a word (``f-7310`` and ``e89b`` are none).
+_SEGMENT: Final = re.compile(r"[^\W_]+")
+_WORD: Final = re.compile(r"[^\W\d_]{2,}")
+_CAMEL: Final = re.compile(r"(?<=[a-z])(?=[A-Z])")
+#: Scripts written without spaces between words, and about how many characters a word of
+#: each takes: Han, kana and Hangul two; Thai, Lao, Myanmar and Khmer four.
+_UNSPACED: Final = (
+    (re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]+"), 2),
+    (re.compile("[\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff]+"), 4),
+)
 _CURRENCY: Final = re.compile(r"^(?:[A-Z]{3}|[$€£¥])\s*|\s*(?:[A-Z]{3}|[$€£¥])$")
 
 
@@ -420,7 +438,10 @@ def is_value(leaf: str, kind: str | None = None) -> bool:
     characters in at most :data:`MAX_NAME_WORDS` words, with no destination (address,
     URL, IBAN, phone number) inside it and, when it has several words, none that is an
     id of its own (letters and digits together, ``f-7310``; an underscore,
-    ``delete_file``). Anything counts for ``text``.
+    ``delete_file``). A value that reads as language is none, whatever joins its words: a
+    token of an id or name, or an address's local part, of more than
+    :data:`MAX_JOINED_WORDS` words (:func:`word_count`), a URL path of more than
+    :data:`MAX_NAME_WORDS`. Anything counts for ``text``.
     """
     if kind == "text":
         return True
@@ -442,7 +463,42 @@ def _reference(word: str) -> bool:
     return letters and any(c.isdigit() for c in word) and not _ORDINAL.fullmatch(word)
 
 
+def word_count(text: str) -> int:
+    """How many words a text holds, whatever joins them: its segments of letters only
+    (:data:`_SEGMENT`), split also at a camelCase boundary, with percent-encoded characters
+    decoded (``call%20delete``); a run of a script written without spaces counts a word per
+    two characters (Han, kana, Hangul) or four (Thai, Lao, Myanmar, Khmer), rounded up."""
+    text = unquote(text)
+    words = 0
+    for run, chars in _UNSPACED:
+        words += sum(-(-len(m) // chars) for m in run.findall(text))
+        text = run.sub(" ", text)
+    segments = _SEGMENT.findall(_CAMEL.sub(" ", text))
+    return words + sum(1 for segment in segments if _WORD.fullmatch(segment))
+
+
+def _language(kind: str, text: str) -> bool:
+    """Whether a leaf (clean, before case folding) that parses as one value of ``kind``
+    reads as language: a token of more than :data:`MAX_JOINED_WORDS` words (an id or name,
+    an address's local part), a URL path of more than :data:`MAX_NAME_WORDS`."""
+    if kind == "id":
+        return any(word_count(token) > MAX_JOINED_WORDS for token in text.split(" "))
+    if kind == "email":
+        return word_count(text.rpartition("@")[0]) > MAX_JOINED_WORDS
+    if kind == "url" and not _OPAQUE.match(text):
+        bare = not _SCHEME.match(text)
+        try:
+            parts = parse_url("http://" + text if bare else text)
+        except ValueError:
+            return False
+        rest = parts["pathname"] + parts["search"] + parts["hash"]
+        return word_count(rest) > MAX_NAME_WORDS
+    return False
+
+
 def _one_value(kind: str, leaf: str) -> bool:
+    if kind in ("id", "email", "url") and _language(kind, shown(leaf)):
+        return False
     text = clean(leaf)
     if kind == "id":
         # A name of several words is words; one carrying an id or a destination is a text
