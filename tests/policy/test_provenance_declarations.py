@@ -17,7 +17,6 @@ from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 
 from adk_lattice import Lattice
-from adk_lattice.policy.provenance.channels import CODE_DECLARATIONS, code_declared_classes
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run
 from tests.policy.test_provenance_channels import Bank
@@ -180,8 +179,3 @@ async def test_control_with_a_file_reference_the_typed_iban_is_paid() -> None:
     bank, run, _ = await _pay(OWN, f"pay invoice 2291 to {OWN}", parts=(SHARED,))
     assert bank.sent == [OWN]
     assert sources(run.state)[0] == "<attachment>"
-
-
-def test_every_code_declared_class_is_in_the_installed_adk() -> None:
-    """Each class ``CODE_DECLARATIONS`` names imports from the installed ADK."""
-    assert len(code_declared_classes()) == len(CODE_DECLARATIONS)
