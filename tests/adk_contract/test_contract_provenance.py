@@ -1,5 +1,6 @@
 """ADK facts ProvenanceGuard relies on: nested runs copy state, the call event comes first,
-another agent's events reach a model as "For context" text naming the author."""
+another agent's events reach a model as "For context" text naming the author, and the tool
+classes whose declarations ADK builds from the app's code exist."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from contract_support import Recorder, make_runner, message
 from google.adk.agents import BaseAgent, SequentialAgent
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.tools.agent_tool import AgentTool
+from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.tool_context import ToolContext
 
+from adk_lattice.policy.provenance.channels import CODE_DECLARATIONS, code_declared_classes
 from adk_lattice.testing import FakeModel, ScriptedResponse, function_tool
 
 
@@ -136,3 +139,10 @@ async def test_a_workflow_hands_a_nodes_output_on_as_a_user_event_marked_as_a_no
     (typed, _, invocation), (text, path, node_invocation) = seen
     assert (typed, text) == ("x", "fetched text")
     assert invocation and (path or not node_invocation)
+
+
+def test_every_code_declared_tool_class_is_a_tool_of_the_installed_adk() -> None:
+    """Each class ``channels.CODE_DECLARATIONS`` names imports and is a ``BaseTool``."""
+    classes = code_declared_classes()
+    assert len(classes) == len(CODE_DECLARATIONS)
+    assert all(issubclass(cls, BaseTool) for cls in classes)

@@ -28,11 +28,13 @@ trusted is outside text.
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from google.adk.agents import LlmAgent
+from google.adk.tools.base_tool import BaseTool
 
 from .taint import CONTROL_TOOLS, instruction_text, node_inputs, user_texts
 
@@ -484,27 +486,87 @@ def _agents(root: Any, depth: int = 0) -> Iterator[Any]:
             yield from _agents(sub, depth + 1)
 
 
-def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list[str]:
-    """The tools in this request whose descriptions a toolset provided, as ``<tool:name>``.
+#: The ADK 2.13 tool classes whose declaration ADK builds from the app's code (a function's
+#: name, docstring and annotations; an agent's name and description) or writes itself (its
+#: own built-in tools), as ``(module, class)``. Only an object of exactly one of these
+#: classes is described in the app's words: a subclass may write its own declaration.
+#: Pinned by tests/adk_contract.
+CODE_DECLARATIONS: Final = (
+    ("google.adk.tools.function_tool", "FunctionTool"),
+    ("google.adk.tools.long_running_tool", "LongRunningFunctionTool"),
+    ("google.adk.tools.agent_tool", "AgentTool"),
+    ("google.adk.tools.transfer_to_agent_tool", "TransferToAgentTool"),
+    ("google.adk.tools.load_artifacts_tool", "LoadArtifactsTool"),
+    ("google.adk.tools.load_memory_tool", "LoadMemoryTool"),
+    ("google.adk.tools.preload_memory_tool", "PreloadMemoryTool"),
+    ("google.adk.tools.example_tool", "ExampleTool"),
+    ("google.adk.tools.google_search_tool", "GoogleSearchTool"),
+    ("google.adk.tools.url_context_tool", "UrlContextTool"),
+    ("google.adk.tools.enterprise_search_tool", "EnterpriseWebSearchTool"),
+    ("google.adk.tools.google_maps_grounding_tool", "GoogleMapsGroundingTool"),
+    ("google.adk.tools.vertex_ai_search_tool", "VertexAiSearchTool"),
+    ("google.adk.tools.set_model_response_tool", "SetModelResponseTool"),
+)
 
-    A tool the app lists on the agent (a function, whose docstring the app wrote, or a tool
-    object) is the app's words. A tool a toolset provided (``McpToolset`` and any other
-    ``BaseToolset``) was described by its provider: outside text, unless ``trusted(name)``
-    (the tool is declared trusted whole). ADK's control tools and the tools its own
-    processors add are left out.
+
+@functools.cache
+def code_declared_classes() -> frozenset[type]:
+    """The classes :data:`CODE_DECLARATIONS` names; one that does not import is left out
+    (its tools then taint: fail closed)."""
+    found = set()
+    for module, name in CODE_DECLARATIONS:
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except Exception:  # an optional dependency missing, or another ADK version
+            continue
+        if isinstance(cls, type):
+            found.add(cls)
+    return frozenset(found)
+
+
+def declared_by_code(tool: Any) -> bool:
+    """Whether ADK builds this tool object's declaration from the app's code.
+
+    A ``FunctionTool`` (and ``LongRunningFunctionTool``) is described by its function's
+    name, docstring and annotations; an ``AgentTool`` by its agent's name and description,
+    unless the agent reads its description at run time (``RemoteA2aAgent``, from the card
+    it fetches); ADK's own built-in tools by ADK. Any other tool object (a third party's
+    ``BaseTool`` subclass, an OpenAPI tool, a subclass of one of these) writes its own
+    declaration: description, parameter descriptions, enum values.
+    """
+    if type(tool) not in code_declared_classes():
+        return False
+    agent = getattr(tool, "agent", None)
+    return agent is None or not callable(getattr(agent, "_get_transfer_description", None))
+
+
+def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list[str]:
+    """The tools in this request whose declarations the app's code did not write, as
+    ``<tool:name>``.
+
+    A plain function the app lists on the agent (ADK wraps it in a ``FunctionTool`` and
+    describes it from the function's docstring and annotations) and a tool object the app
+    lists that :func:`declared_by_code` accepts are described in the app's words. Every
+    other tool in the request (a third party's tool class listed on the agent, whose
+    description or parameter descriptions its author wrote; a tool a toolset provided,
+    ``McpToolset`` and any other ``BaseToolset``) was described by its provider: outside
+    text, unless ``trusted(name)`` (the tool is declared trusted whole, or its declaration
+    is). ADK's control tools and the tools its own processors add are left out.
     """
     agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
     tools = getattr(request, "tools_dict", None) or {}
     if agent is None or not tools:
         return []
     listed = getattr(agent, "tools", None) or ()
-    objects = {id(t) for t in listed}
-    functions = {id(t) for t in listed if callable(t)}
+    objects = {id(t) for t in listed if declared_by_code(t)}
+    functions = {id(t) for t in listed if callable(t) and not isinstance(t, BaseTool)}
     found = []
     for name, tool in tools.items():
         if name in CONTROL_TOOLS or name in _ADK_TOOLS or trusted(name):
             continue
-        if id(tool) in objects or id(getattr(tool, "func", None)) in functions:
+        if id(tool) in objects:
+            continue
+        if id(getattr(tool, "func", None)) in functions and declared_by_code(tool):
             continue
         found.append(f"{TOOL}{name}>")
     return found

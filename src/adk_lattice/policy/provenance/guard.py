@@ -142,11 +142,17 @@ class ProvenanceGuard:
             ``static_instruction`` (a content loaded for context caching) is the app's own.
             Off by default: its text taints as ``<instruction>``. Either way it grounds
             nothing (only instruction strings as written do).
+        trusted_declarations: the names of tools whose declarations (description,
+            parameter descriptions, enum values) the app vouches for though its code did
+            not write them (a third party's tool class, a toolset's tool). Any other
+            declaration ADK did not build from the app's code taints as ``<tool:name>``.
+            A name no agent of the app has refuses every run, naming the nearest real one.
         name: the handler name.
 
     Raises:
         ValueError: on a bad table (see the message for the fix).
-        TypeError: on a trusted state entry that is not a ``StateKey``.
+        TypeError: on a trusted state entry that is not a ``StateKey``, or
+            ``trusted_declarations`` that is not a list of tool names.
 
     Attributes:
         counts: ``clean``, ``allowed``, ``denied``, ``pending_approval``, ``approved``,
@@ -164,6 +170,7 @@ class ProvenanceGuard:
         dictated_content: bool = False,
         trusted_attachments: bool = False,
         trusted_instruction: bool = False,
+        trusted_declarations: Iterable[str] = (),
         name: str = "ProvenanceGuard",
     ) -> None:
         if on_ungrounded not in ("deny", "confirm"):
@@ -202,6 +209,12 @@ class ProvenanceGuard:
                 raise TypeError(f"{option} must be True or False, not {value!r}")
         self.trusted_attachments = trusted_attachments
         self.trusted_instruction = trusted_instruction
+        if isinstance(trusted_declarations, str):
+            raise TypeError("trusted_declarations takes a list of tool names")
+        self.trusted_declarations = frozenset(trusted_declarations)
+        for tool in self.trusted_declarations:
+            if not isinstance(tool, str) or not tool:
+                raise TypeError(f"trusted_declarations: tool names must be strings, got {tool!r}")
         self.name = name
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
@@ -251,6 +264,7 @@ class ProvenanceGuard:
         trusted tool no agent has, or an argument its tool does not take, refuses every run.
         """
         names: dict[str, frozenset[str]] = dict.fromkeys(self.trusted, frozenset())
+        names.update(dict.fromkeys(self.trusted_declarations, frozenset()))
         names.update(
             (tool, frozenset(spec.args) | frozenset(_listed(spec.content)))
             for tool, spec in self.consequential.items()
@@ -268,8 +282,9 @@ class ProvenanceGuard:
         of an agent no hook of this app saw (a custom ``BaseAgent``, a remote A2A agent),
         a file attached to the user's message, an instruction given as a function, a
         transfer target's description read at run time (a remote agent's card) and the
-        descriptions of tools a toolset provided taint the session here, before the model
-        reads them. Spotlights if asked.
+        declarations of tools ADK did not build from the app's code (a toolset's tools, a
+        third party's tool class) taint the session here, before the model reads them.
+        Spotlights if asked.
         """
         inv = callback_context.invocation_id
         self._label_request(callback_context, llm_request)
@@ -330,7 +345,7 @@ class ProvenanceGuard:
             sources += node_sources(events)
             sources += run_context_sources(ctx)
             sources += appended_sources(events, labelled)
-            sources += tool_sources(ctx, request, lambda tool: not self._untrusted(tool))
+            sources += tool_sources(ctx, request, self._trusted_declaration)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
@@ -494,6 +509,11 @@ class ProvenanceGuard:
         self._nonces.pop(inv)
 
     # -- helpers ---------------------------------------------------------------------------
+
+    def _trusted_declaration(self, tool: str) -> bool:
+        """Whether the app vouches for a tool's declaration: listed in
+        ``trusted_declarations``, or the tool is trusted whole."""
+        return tool in self.trusted_declarations or not self._untrusted(tool)
 
     def _untrusted(self, tool: str) -> bool:
         """Whether a tool's output is outside text as a whole (not trusted whole)."""
