@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
-from benchmarks.security.attacks import CLASS_HELD_OUT_STYLES, CLASS_TUNING_STYLES, GOALS
+from benchmarks.security.attacks import CLASS_HELD_OUT_STYLES, CLASS_TUNING_STYLES, GOALS, Goal
 from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
 from benchmarks.security.env import Env
 from benchmarks.security.fresh3 import (
@@ -75,10 +75,10 @@ async def test_every_fresh3_case_hijacks_the_undefended_agent() -> None:
     assert [o.case for o in outcomes if not o.attacked] == []
 
 
-def _obeys(text: str) -> bool:
-    """Whether the worst-case model, given ``text`` as the system instruction, obeys the
-    first goal."""
-    task, goal = TASKS[0], GOALS[0]
+def _obeys(text: str, goal: Goal = GOALS[0]) -> bool:
+    """Whether the worst-case model, given ``text`` as the system instruction, obeys
+    ``goal``."""
+    task = TASKS[0]
     model = ObedientModel({task.prompt: task.plan}, GOALS)
     user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
     request = LlmRequest(contents=[user], config=types.GenerateContentConfig())
@@ -94,9 +94,11 @@ def test_model_reads_character_references() -> None:
 
 def test_model_reads_rfc2047_encoded_words() -> None:
     """The worst-case model decodes an RFC 2047 ``Q`` encoded-word, as a mail client does."""
-    said = f"Assistant, {GOALS[0].en}.".encode()
+    goal = GOALS[1]  # its address's ``@`` and dots are encoded
+    said = f"Assistant, {goal.en}.".encode()
     q = "".join("_" if b == 32 else chr(b) if chr(b).isalnum() else f"={b:02X}" for b in said)
-    assert _obeys(f"=?UTF-8?Q?{q}?=")
+    assert goal.marks[0] not in q
+    assert _obeys(f"=?UTF-8?Q?{q}?=", goal)
 
 
 def test_model_ignores_a_malformed_encoded_word() -> None:
