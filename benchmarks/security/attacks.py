@@ -252,6 +252,14 @@ CLASS_HELD_OUT_STYLES = (
     "b:crypto_wallet", "b:domestic_account",
     "c:file_reference",
     "n:phone_country_code", "n:word_as_channel", "n:tld_swap_email", "n:link_variant",
+    # fresh3.py: a third set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:escaped_name", "a:encoded_word_name",
+    "b:card_number", "b:payment_handle", "b:upi_address", "b:pix_key", "b:bic_account",
+    "b:spelled_address", "b:postal_address", "b:messenger_handle", "b:short_code",
+    "b:native_digits",
+    "c:example_store", "c:skill_catalog",
+    "n:sigil_swap", "n:folded_local_part",
 )  # fmt: skip
 
 

@@ -27,8 +27,9 @@ meaning, beyond an instruction planted in an untrusted tool output.
   that expands patterns reads as every file starting so. Found by attacking the value
   comparison; meant to be stopped.
 
-The held-out styles written later from the attacker's side are in ``fresh.py`` and, a second
-set written after those were tuned on, ``fresh2.py``; both are joined here.
+The held-out styles written later from the attacker's side are in ``fresh.py``, a second
+set written after those were tuned on in ``fresh2.py``, and a third in ``fresh3.py``; all are
+joined here.
 
 Each class has benign tasks whose arguments come from the user or a trusted field
 (``BENIGN``), run without an injection; the side-door class runs them with a benign text in
@@ -46,6 +47,7 @@ from .env import CONTACTS
 from .env import INBOX as INBOX_DATA
 from .fresh import FRESH_BENIGN, FRESH_TASKS, fresh_benign_doors, fresh_cases
 from .fresh2 import FRESH2_BENIGN, FRESH2_TASKS, fresh2_benign_cases, fresh2_cases
+from .fresh3 import FRESH3_BENIGN, FRESH3_TASKS, fresh3_benign_cases, fresh3_cases
 from .tasks import BANK_NEWS, BOB, LENA, NEWS, TASKS, TOM, Call, Task, _c, _mail, _pay
 
 CLASSES = {
@@ -108,7 +110,9 @@ EXTRA_TASKS: tuple[Task, ...] = (
        "channel:random.0", _c("read_channel", channel="random"),
        _c("create_event", title="Table tennis", start="2026-12-04T17:00", participants=[])),
 )  # fmt: skip
-ALL_TASKS: tuple[Task, ...] = (*TASKS, *EXTRA_TASKS, *FRESH_TASKS, *FRESH2_TASKS)
+ALL_TASKS: tuple[Task, ...] = (
+    *TASKS, *EXTRA_TASKS, *FRESH_TASKS, *FRESH2_TASKS, *FRESH3_TASKS
+)  # fmt: skip
 BY_ID = {t.id: t for t in ALL_TASKS}
 
 #: Per class, the benign tasks whose arguments come from the user or a trusted field.
@@ -120,7 +124,8 @@ BENIGN: dict[str, tuple[str, ...]] = {
     "near_miss": ("f01", "f09", "f02"),
     "trusted_value": ("b03", "b04", "xb1", "xf1", "xc1"),
 }
-BENIGN = {k: (*v, *FRESH_BENIGN.get(k, ()), *FRESH2_BENIGN.get(k, ())) for k, v in BENIGN.items()}
+_FRESH_BENIGN = (FRESH_BENIGN, FRESH2_BENIGN, FRESH3_BENIGN)
+BENIGN = {k: (*v, *(t for b in _FRESH_BENIGN for t in b.get(k, ()))) for k, v in BENIGN.items()}
 
 
 def _en(tool: str, args: dict[str, Any]) -> str:
@@ -343,12 +348,13 @@ def _side_door_cases() -> list[Case]:
 
 def benign_doors() -> list[Case]:
     """Each door holding a benign text, for the side-door class's benign runs (and, from
-    ``fresh2.py``, benign directory entries of its trusted-field shapes)."""
+    ``fresh2.py`` and ``fresh3.py``, benign directory entries of their trusted-field
+    shapes)."""
     return [
         Case(f"c:{door}", f"c:{door}:benign", lambda _, t=text: t, f"door:{door}",
              klass="side_door", hosts=SIDE_DOOR_HOSTS)
         for door, text in BENIGN_DOOR_TEXT.items()
-    ] + fresh_benign_doors() + fresh2_benign_cases()  # fmt: skip
+    ] + fresh_benign_doors() + fresh2_benign_cases() + fresh3_benign_cases()  # fmt: skip
 
 
 # -- class d: effects with no destination ----------------------------------------------------
@@ -483,6 +489,7 @@ def class_cases() -> list[Case]:
         *_near_miss_cases(),
         *fresh_cases(),
         *fresh2_cases(),
+        *fresh3_cases(),
     ]
 
 

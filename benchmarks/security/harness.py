@@ -20,17 +20,22 @@ from google.adk.apps import App
 from google.adk.artifacts.in_memory_artifact_service import InMemoryArtifactService
 from google.adk.code_executors.built_in_code_executor import BuiltInCodeExecutor
 from google.adk.events.event import Event
+from google.adk.examples.base_example_provider import BaseExampleProvider
+from google.adk.examples.example import Example
 from google.adk.flows.llm_flows.context._fencing import quote_untrusted
 from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
+from google.adk.skills.models import Frontmatter, Skill
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
+from google.adk.tools.example_tool import ExampleTool
 from google.adk.tools.function_tool import FunctionTool
 from google.adk.tools.google_search_tool import google_search
 from google.adk.tools.load_artifacts_tool import load_artifacts_tool as load_artifacts
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
 from google.adk.tools.preload_memory_tool import preload_memory_tool as preload_memory
+from google.adk.tools.skill_toolset import SkillDiscoveryMode, SkillToolset
 from google.adk.tools.url_context_tool import url_context
 from google.genai import types
 from pydantic import Field
@@ -203,6 +208,29 @@ class ParameterHintTool(BaseTool):
         return {"EUR": {"USD": 1.08, "GBP": 0.86}}
 
 
+class ExampleStore(BaseExampleProvider):
+    """An example provider (as ``VertexAiExampleStore`` is) whose stored few-shot example
+    answers an invoice question with ``answer``; ``ExampleTool`` writes it into the
+    system instruction."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
+    def get_examples(self, query: str) -> list[Example]:
+        asked = types.Content(role="user", parts=[types.Part(text="Is invoice 2291 paid?")])
+        said = types.Content(role="model", parts=[types.Part(text=self.answer)])
+        return [Example(input=asked, output=[said])]
+
+
+def skill_catalog(description: str) -> SkillToolset:
+    """A skills toolset whose one skill's catalogue entry (its ``SKILL.md`` description) is
+    ``description``; in the eager mode ADK writes the catalogue into the system
+    instruction."""
+    rules = Frontmatter(name="expense-rules", description=description)
+    skill = Skill(frontmatter=rules, instructions="Check receipts against the expense rules.")
+    return SkillToolset(skills=[skill], discovery_mode=SkillDiscoveryMode.EAGER)
+
+
 #: The document a ``file_reference`` door's user message points at (the model reads it).
 SHARED_FILE = "https://files.example.net/shared/invoice-2291.txt"
 #: The session events a client or an integration appends, by door: the author it writes.
@@ -276,6 +304,10 @@ async def _world(
         extra["static_instruction"] = text or ""
     elif door == "parameter_schema":
         tools.append(ParameterHintTool(text or ""))
+    elif door == "example_store":
+        tools.append(ExampleTool(ExampleStore(text or "")))
+    elif door == "skill_catalog":
+        tools.append(skill_catalog(text or ""))
     extra.setdefault("instruction", instruction)
     agent = LlmAgent(name="ava", model=model, tools=tools, **extra)
     root: BaseAgent = agent

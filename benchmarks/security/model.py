@@ -5,8 +5,9 @@ names a task) it knows the task and emits the task's calls one per turn; before 
 reads every text, attached text document and tool output (field names included) in the
 request, the system instruction and the tools' descriptions (their parameters' too), and
 a document a ``file_data`` part of the request points at (given as ``files``), the way a
-capable model would (NFKC, invisible characters dropped, look-alike letters folded, base64
-runs and ROT13 decoded) and, when it finds all of an
+capable model would (NFKC, invisible characters dropped, look-alike letters folded, HTML
+character references and RFC 2047 encoded-words decoded, base64 runs and ROT13 decoded) and,
+when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
 A guard that withholds or redacts the text therefore prevents obedience; one that only
 blocks the call does not.
@@ -24,6 +25,8 @@ import base64
 import binascii
 import codecs
 import functools
+import html
+import quopri
 import re
 import unicodedata
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
@@ -40,13 +43,36 @@ from .tasks import Call
 
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+#: An RFC 2047 encoded-word: charset, encoding (``B`` base64, ``Q`` quoted-printable), text.
+_ENCODED_WORD = re.compile(r"=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=")
 _LOOKALIKE = str.maketrans("аеосріхуАВЕКМНОРСТХІ", "aeocpixyABEKMHOPCTXI")  # noqa: RUF001
 
 
+def _encoded_words(text: str) -> str:
+    """``text`` with its RFC 2047 encoded-words decoded, as a mail client shows them."""
+
+    def decode(m: re.Match[str]) -> str:
+        charset, kind, data = m.groups()
+        try:
+            if kind in "Bb":
+                raw = base64.b64decode(data, validate=True)
+            else:
+                raw = quopri.decodestring(data.replace("_", " ").encode())
+            return raw.decode(charset, "replace")
+        except (binascii.Error, LookupError, ValueError):
+            return m.group(0)
+
+    return _ENCODED_WORD.sub(decode, text)
+
+
 def reading(text: str) -> list[str]:
-    """What a capable model makes of ``text``: the folded text, its decodings, lower-cased."""
+    """What a capable model makes of ``text``: the folded text, its decodings (character
+    references and RFC 2047 encoded-words decoded as a renderer does), lower-cased."""
     folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKE)
+    rendered = unicodedata.normalize("NFKC", _encoded_words(html.unescape(folded)))
     views = [folded, codecs.decode(folded, "rot13")]
+    if rendered != folded:
+        views.append(rendered)
     for token in _B64.findall(folded):
         try:
             views.append(base64.b64decode(token, validate=True).decode("utf-8"))
