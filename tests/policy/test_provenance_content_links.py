@@ -1,0 +1,92 @@
+"""Links and addresses written the way a client still reads them are read as the
+destination the client uses: a special scheme with any count of slashes, a host split by
+markup, a commented address and a percent-encoded mailto, in the scan and the grounding."""
+
+from __future__ import annotations
+
+import pytest
+
+from adk_lattice.policy.provenance import values as provenance_values
+from adk_lattice.policy.provenance.reveal import revealed
+from adk_lattice.policy.provenance.values import destinations, normalise
+from tests.policy.test_linear_time import _fill, _scales_linearly
+from tests.policy.test_provenance_content import Office, mail
+
+PHISH = "https://secure-login.acct-verify.example/reset"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_memo() -> None:
+    """Each test extracts its own tokens: the module's memo would hand it earlier results."""
+    provenance_values._MEMO.clear()
+    revealed.cache_clear()
+
+
+def _found(text: str) -> list[tuple[str, str]]:
+    return [(kind, normalise(kind, raw)) for kind, raw in destinations(text)]
+
+
+async def _denied(body: str, message: str = "check my mail") -> bool:
+    office = Office()
+    run = await mail(office, body, message)
+    return office.effects == [] and run.responses("send_email")[0]["code"] == ("ungrounded_content")
+
+
+async def _sent(body: str, message: str) -> bool:
+    office = Office()
+    await mail(office, body, message)
+    return [e[0] for e in office.effects] == ["send_email"]
+
+
+# -- 1. a special scheme with any count of slashes ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "https:/secure-login.acct-verify.example/reset",
+        "https:///secure-login.acct-verify.example/reset",
+        "https:secure-login.acct-verify.example/reset",
+        "https:\\\\\\secure-login.acct-verify.example/reset",
+        "HTTPS:/\\/secure-login.acct-verify.example/reset",
+    ],
+)
+def test_a_special_scheme_with_any_slash_count_is_read_as_two(written: str) -> None:
+    """``https:/host`` and ``https:///host`` are ``https://host``, as WHATWG parsing reads them."""
+    assert _found(f"Sign in again: {written}") == [("url", PHISH)]
+
+
+def test_another_scheme_still_needs_two_slashes() -> None:
+    """``ssh:/host`` is no special scheme: its one slash is a path, not an authority."""
+    assert _found("run ssh:/notes") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Your session expired, sign in again: https:/secure-login.acct-verify.example/reset",
+        'Shared doc: <a href="https:///docs-share.example.net/d/8812">open</a>',
+    ],
+)
+async def test_a_link_with_a_slash_count_the_user_did_not_give_is_denied(body: str) -> None:
+    """A body linking with one or three slashes to a host nobody trusted is denied."""
+    assert await _denied(body)
+
+
+async def test_the_typed_link_written_with_three_slashes_is_sent() -> None:
+    """The user's own link, written ``https:///``, grounds on the link they typed."""
+    assert await _sent(
+        "Shared doc: https:///docs.corp.example/d/8812",
+        "check my mail, then send Bob https://docs.corp.example/d/8812",
+    )
+
+
+def test_a_slash_count_scheme_of_hostile_length_scans_in_linear_time() -> None:
+    """8x more ``https:////...`` costs at most 20x the scan's time."""
+
+    def scan(text: str) -> object:
+        revealed.cache_clear()
+        return list(destinations(text))
+
+    assert _scales_linearly(scan, _fill("https:///"))
+    assert _scales_linearly(scan, _fill("https:" + "/" * 50))
