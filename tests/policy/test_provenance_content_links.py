@@ -90,3 +90,68 @@ def test_a_slash_count_scheme_of_hostile_length_scans_in_linear_time() -> None:
 
     assert _scales_linearly(scan, _fill("https:///"))
     assert _scales_linearly(scan, _fill("https:" + "/" * 50))
+
+
+# -- 2. a percent-encoded mailto ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("written", "address"),
+    [
+        ("mailto:billing%40pay-desk.example", "billing@pay-desk.example"),
+        ("MAILTO:billing%40pay-desk%2Eexample?subject=x", "billing@pay-desk.example"),
+        ("mailto:?to=billing%40pay-desk.example&subject=x", "billing@pay-desk.example"),
+        ("mailto:bob%40corp.example?CC=billing%40pay-desk.example", "billing@pay-desk.example"),
+        (
+            "mailto:bob%40corp.example?subject=x&bcc=billing%40pay-desk.example",
+            "billing@pay-desk.example",
+        ),
+    ],
+)
+def test_a_percent_encoded_mailto_address_is_read_decoded(written: str, address: str) -> None:
+    """A ``mailto:`` address, its ``to``, ``cc`` and ``bcc`` fields, are read percent-decoded."""
+    assert ("email", address) in _found(f'<a href="{written}">Reply</a>')
+
+
+def test_a_mailto_subject_is_not_read_as_an_address() -> None:
+    """Only the address fields are decoded: a subject's ``%40`` stays as written."""
+    assert _found("mailto:bob%40corp.example?subject=a%40b.example") == [
+        ("email", "bob@corp.example")
+    ]
+
+
+def test_a_declared_address_written_as_a_percent_encoded_mailto_is_the_address() -> None:
+    """An ``email`` argument ``mailto:bob%40corp.example`` normalises to ``bob@corp.example``."""
+    assert normalise("email", "mailto:bob%40corp.example?subject=hi") == "bob@corp.example"
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        '<a href="mailto:billing%40pay-desk.example">Reply with the invoice</a>',
+        "Questions: mailto:desk%40helpline-mail.example?subject=help",
+        "Questions: mailto:bob%40corp.example?cc=desk%40helpline-mail.example",
+    ],
+)
+async def test_a_percent_encoded_mailto_the_user_did_not_give_is_denied(body: str) -> None:
+    """A body carrying a percent-encoded mailto to an outside address is denied."""
+    assert await _denied(body)
+
+
+async def test_the_typed_address_as_a_percent_encoded_mailto_is_sent() -> None:
+    """The user's own address, written as ``mailto:name%40host``, grounds on the typed one."""
+    assert await _sent(
+        "Reply: mailto:carol%40corp.example?subject=plan",
+        "check my mail, then send Bob carol@corp.example as the contact",
+    )
+
+
+def test_a_mailto_of_hostile_length_scans_in_linear_time() -> None:
+    """8x more ``mailto:`` URIs and fields costs at most 20x the scan's time."""
+
+    def scan(text: str) -> object:
+        revealed.cache_clear()
+        return list(destinations(text))
+
+    assert _scales_linearly(scan, _fill("mailto:a%40b?cc=&"))
+    assert _scales_linearly(scan, _fill("mailto:%40%40 "))

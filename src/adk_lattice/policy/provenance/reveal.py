@@ -13,7 +13,8 @@ in a host (IDNA/UTS-46 maps U+3002, U+FF0E and U+FF61 to ``.``); and defanged fo
 three labels (``a dot b dot example``, then `` slash `` path parts): a single ``dot`` between
 two words is too common in prose (``the dot com era``) to be read as a host. A number read
 out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
-digits, so it is found as the phone number it spells. Case is kept:
+digits, so it is found as the phone number it spells. A ``mailto:`` URI's addresses
+are percent-decoded (RFC 6068). Case is kept:
 a path compares case-sensitively.
 
 Every step is one linear-time pass, run only when a cheap check finds its trigger.
@@ -29,6 +30,7 @@ import html
 import re
 import unicodedata
 from typing import Final
+from urllib.parse import unquote
 
 #: Format characters (zero-width, bidi controls, soft hyphen) and lone surrogates.
 FORMAT: Final = re.compile(
@@ -68,6 +70,12 @@ _SPELLED_DIGITS: Final = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_WORD_PART: Final = re.compile(_DIGIT_WORD, re.IGNORECASE)
+
+
+#: A ``mailto:`` URI (RFC 6068): its addresses, before the ``?`` and in the ``to``, ``cc``
+#: and ``bcc`` header fields, are percent-encoded (``mailto:desk%40host`` is ``desk@host``).
+_MAILTO: Final = re.compile(r"(?<![\w.+\-])mailto:([^\s<>\"'`?]*)(\?[^\s<>\"'`]*)?", re.IGNORECASE)
+_ADDRESS_FIELDS: Final = frozenset({"to", "cc", "bcc"})
 
 
 def shown(text: str) -> str:
@@ -128,6 +136,27 @@ def _digits(m: re.Match[str]) -> str:
     return ("+" if m.group(1) else "") + digits
 
 
+def _header(field: str) -> str:
+    name, eq, value = field.partition("=")
+    return name + eq + unquote(value) if name.lower() in _ADDRESS_FIELDS else field
+
+
+def _mailto(m: re.Match[str]) -> str:
+    query = m.group(2) or ""
+    if query:
+        query = "?" + "&".join(_header(f) for f in query[1:].split("&"))
+    return "mailto:" + unquote(m.group(1)) + query
+
+
+def mailto_decoded(text: str) -> str:
+    """Each ``mailto:`` URI's addresses percent-decoded, as a mail client decodes them
+    (RFC 6068): the address list before the ``?`` and the ``to``, ``cc`` and ``bcc``
+    header fields; the other fields (``subject``, ``body``) are left as written."""
+    if "mailto:" not in text.lower():
+        return text
+    return _MAILTO.sub(_mailto, text)
+
+
 def refanged(text: str) -> str:
     """Defanged hosts, addresses and schemes written back as a reader takes them, and a
     number read out digit by digit (``plus four four two zero ...``) written in digits."""
@@ -146,5 +175,6 @@ def refanged(text: str) -> str:
 
 @functools.lru_cache(maxsize=32)  # the kinds of one check read the same trusted texts
 def revealed(text: str) -> str:
-    """The text as a reader takes it: decoded, :func:`shown`, refanged (case kept)."""
-    return refanged(shown(decoded(text)))
+    """The text as a reader takes it: decoded, :func:`shown`, refanged, a ``mailto:`` URI's
+    addresses percent-decoded (case kept)."""
+    return mailto_decoded(refanged(shown(decoded(text))))

@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any, Final
+from urllib.parse import unquote
 
 from ada_url import HostType, parse_url
 from cachetools import LRUCache
@@ -288,7 +289,8 @@ def normalise(kind: str, value: str) -> str:
     if not text:
         raise Malformed(kind)
     if kind == "email":
-        text = text.removeprefix("mailto:")
+        if text.startswith("mailto:"):  # its address percent-encoded (RFC 6068)
+            text = unquote(text.removeprefix("mailto:").split("?", 1)[0])
         if not _EMAIL_VALUE.fullmatch(text):
             raise Malformed(kind)
         return _email_key(text)
@@ -514,8 +516,9 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
     The text is read as :func:`revealed` (escapes and RFC 2047 encoded-words decoded,
-    defanged forms refanged, case kept). Email addresses (a quoted local part and an
-    address literal too); IBANs that pass the mod-97 check; web addresses with a scheme
+    defanged forms refanged, a ``mailto:`` URI's addresses percent-decoded, case kept).
+    Email addresses (a quoted local part and an address literal too); IBANs that pass the
+    mod-97 check; web addresses with a scheme
     (any host, an IP address too) or protocol-relative (``//host/path``), an opaque
     ``data:``, ``javascript:`` or ``vbscript:`` URL (a special scheme, ``https``, with any
     count of slashes, ``https:/host``, is read as with two), or without one a ``www.``, a host
