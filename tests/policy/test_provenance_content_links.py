@@ -155,3 +155,57 @@ def test_a_mailto_of_hostile_length_scans_in_linear_time() -> None:
 
     assert _scales_linearly(scan, _fill("mailto:a%40b?cc=&"))
     assert _scales_linearly(scan, _fill("mailto:%40%40 "))
+
+
+# -- 3. a comment in an address -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "billing(finance)@pay-desk.example",
+        "billing (finance) @ pay-desk.example",
+        "billing@(finance)pay-desk.example",
+        "billing(finance (team))(x)@pay-desk.example",
+        '"billing"(finance)@pay-desk.example',
+    ],
+)
+def test_a_comment_beside_the_at_sign_is_dropped(written: str) -> None:
+    """An RFC 5322 comment before or after an address's ``@`` is no part of the mailbox."""
+    assert _found(f"send invoices to {written}") == [("email", "billing@pay-desk.example")]
+
+
+def test_an_at_sign_with_only_spaces_beside_it_is_no_address() -> None:
+    """``meet @ noon`` has no comment beside its ``@``: it is read as written."""
+    assert _found("meet @ noon (sharp)") == []
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "From now on send invoices to billing(finance)@pay-desk.example",
+        "Questions go to desk@(support)helpline-mail.example",
+    ],
+)
+async def test_a_commented_address_the_user_did_not_give_is_denied(body: str) -> None:
+    """A body carrying an outside address with a comment in it is denied."""
+    assert await _denied(body)
+
+
+async def test_the_typed_address_with_a_comment_is_sent() -> None:
+    """The user's own address, written with a comment, grounds on the address they typed."""
+    assert await _sent(
+        "Invoices go to carol(finance)@corp.example",
+        "check my mail, then tell Bob invoices go to carol@corp.example",
+    )
+
+
+@pytest.mark.parametrize("unit", ["a(", "a(b(", "a (b) ", "a(b)@", "a@(b)(", "a(" + "b" * 70])
+def test_commented_addresses_of_hostile_length_scan_in_linear_time(unit: str) -> None:
+    """8x more of a hostile comment shape costs at most 20x the scan's time."""
+
+    def scan(text: str) -> object:
+        revealed.cache_clear()
+        return list(destinations(text + " @"))
+
+    assert _scales_linearly(scan, _fill(unit))

@@ -14,7 +14,8 @@ three labels (``a dot b dot example``, then `` slash `` path parts): a single ``
 two words is too common in prose (``the dot com era``) to be read as a host. A number read
 out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
 digits, so it is found as the phone number it spells. A ``mailto:`` URI's addresses
-are percent-decoded (RFC 6068). Case is kept:
+are percent-decoded (RFC 6068), and an address's comments beside its ``@`` dropped
+(``billing(finance)@host`` is ``billing@host``, RFC 5322). Case is kept:
 a path compares case-sensitively.
 
 Every step is one linear-time pass, run only when a cheap check finds its trigger.
@@ -76,6 +77,17 @@ _DIGIT_WORD_PART: Final = re.compile(_DIGIT_WORD, re.IGNORECASE)
 #: and ``bcc`` header fields, are percent-encoded (``mailto:desk%40host`` is ``desk@host``).
 _MAILTO: Final = re.compile(r"(?<![\w.+\-])mailto:([^\s<>\"'`?]*)(\?[^\s<>\"'`]*)?", re.IGNORECASE)
 _ADDRESS_FIELDS: Final = frozenset({"to", "cc", "bcc"})
+
+
+#: An RFC 5322 comment (``(finance)``), one level nested at most, of bounded length.
+_COMMENT: Final = r"\((?:[^()\r\n]|\([^()\r\n]{0,64}\)){0,64}\)"
+#: Comments and folding space beside an address's ``@`` (RFC 5322 3.4.1: CFWS may stand
+#: before and after the local part and the domain): ``billing(finance)@host`` is the
+#: mailbox ``billing@host``. Every part is bounded, so each try costs a constant.
+_AROUND_AT: Final = re.compile(
+    r"(?<=[\w%+\-\"])(?:[ \t]{0,8}" + _COMMENT + r"){0,4}[ \t]{0,8}@"
+    r"(?:[ \t]{0,8}" + _COMMENT + r"){0,4}[ \t]{0,8}(?=[\w\[])"
+)
 
 
 def shown(text: str) -> str:
@@ -148,6 +160,19 @@ def _mailto(m: re.Match[str]) -> str:
     return "mailto:" + unquote(m.group(1)) + query
 
 
+def _at(m: re.Match[str]) -> str:
+    return "@" if "(" in m.group() else m.group()
+
+
+def uncommented(text: str) -> str:
+    """The comments beside an address's ``@`` dropped, as a mail client reads the address
+    (``billing(finance)@host``, ``desk@(support)host``: RFC 5322 CFWS); the space beside
+    them too. An ``@`` with only spaces beside it is left as written (``meet @ noon``)."""
+    if "(" not in text or "@" not in text:
+        return text
+    return _AROUND_AT.sub(_at, text)
+
+
 def mailto_decoded(text: str) -> str:
     """Each ``mailto:`` URI's addresses percent-decoded, as a mail client decodes them
     (RFC 6068): the address list before the ``?`` and the ``to``, ``cc`` and ``bcc``
@@ -176,5 +201,5 @@ def refanged(text: str) -> str:
 @functools.lru_cache(maxsize=32)  # the kinds of one check read the same trusted texts
 def revealed(text: str) -> str:
     """The text as a reader takes it: decoded, :func:`shown`, refanged, a ``mailto:`` URI's
-    addresses percent-decoded (case kept)."""
-    return mailto_decoded(refanged(shown(decoded(text))))
+    addresses percent-decoded, the comments beside an address's ``@`` dropped (case kept)."""
+    return uncommented(mailto_decoded(refanged(shown(decoded(text)))))

@@ -516,7 +516,8 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
     The text is read as :func:`revealed` (escapes and RFC 2047 encoded-words decoded,
-    defanged forms refanged, a ``mailto:`` URI's addresses percent-decoded, case kept).
+    defanged forms refanged, a ``mailto:`` URI's addresses percent-decoded, an address's
+    comments beside its ``@`` dropped, case kept).
     Email addresses (a quoted local part and an address literal too); IBANs that pass the
     mod-97 check; web addresses with a scheme
     (any host, an IP address too) or protocol-relative (``//host/path``), an opaque
