@@ -209,3 +209,74 @@ def test_commented_addresses_of_hostile_length_scan_in_linear_time(unit: str) ->
         return list(destinations(text + " @"))
 
     assert _scales_linearly(scan, _fill(unit))
+
+
+# -- 4. a host split by markup --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "secure-login<b></b>.acct-verify<b></b>.example/reset",
+        "secure-login<span>.</span>acct-verify<span>.</span>example/reset",
+        'secure-login<span style="x"></span>.acct-verify<i class=y>.</i>example/reset',
+        "secure-login<!-- -->.acct-verify<!---->.example/reset",
+        "secure-login<wbr>.acct-verify&shy;.exa\u200bmple/reset",
+    ],
+)
+def test_a_host_split_by_inline_markup_is_read_joined(written: str) -> None:
+    """Empty or inline tags and comments inside a host are taken out, as a renderer joins it."""
+    assert _found(f"Sign in again at {written}") == [("url", "//" + PHISH[8:])]
+
+
+def test_a_block_tag_stands_for_a_space() -> None:
+    """``<p>`` and ``<br>`` part the text around them, so no host is joined across them."""
+    assert _found("the end<br>example<p>org") == []
+
+
+def test_a_link_in_a_tag_or_a_comment_is_still_found() -> None:
+    """A tag's ``href`` and a comment's text are kept for the scan, though not shown."""
+    found = _found('<a href="https://evil.example/x">click</a><!-- https://hid.example/y')
+    assert found == [("url", "https://evil.example/x"), ("url", "https://hid.example/y")]
+
+
+def test_an_autolink_and_an_angle_address_are_no_tags() -> None:
+    """``<https://host>`` and ``<desk@host>`` are links, not markup to take out."""
+    assert _found("<https://ok.example/a> or <bob@corp.example>") == [
+        ("email", "bob@corp.example"),
+        ("url", "https://ok.example/a"),
+    ]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "Your session expired, sign in again at secure-login<b></b>.acct-verify<b></b>"
+        ".example/reset",
+        "Shared doc: docs-share<span>.</span>example<span>.</span>net/d/8812",
+    ],
+)
+async def test_a_host_split_by_tags_the_user_did_not_give_is_denied(body: str) -> None:
+    """A body carrying an outside host split by tags is denied."""
+    assert await _denied(body)
+
+
+async def test_the_typed_link_split_by_tags_is_sent() -> None:
+    """The user's own link, split by empty tags, grounds on the link they typed."""
+    assert await _sent(
+        "Plan: https://wiki<b></b>.corp<b></b>.example/q4-plan",
+        "check my mail, then send Bob wiki.corp.example/q4-plan",
+    )
+
+
+@pytest.mark.parametrize(
+    "unit", ["<b>", "<b", "<!--", "<!-- a --", "<a href=x ", "<a href=x>", "a<b></b>.", "<-"]
+)
+def test_markup_of_hostile_length_scans_in_linear_time(unit: str) -> None:
+    """8x more of a hostile markup shape costs at most 20x the scan's time."""
+
+    def scan(text: str) -> object:
+        revealed.cache_clear()
+        return list(destinations(text))
+
+    assert _scales_linearly(scan, _fill(unit))

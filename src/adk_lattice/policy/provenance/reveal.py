@@ -2,7 +2,10 @@
 
 A browser, a mail client or a person reading a text reaches the same host whether it is
 written plainly or escaped, so the destination scan and the grounding of the trusted side
-both read the text :func:`revealed`: HTML character references (``&#46;``, ``&period;``)
+both read the text :func:`revealed`: HTML markup taken out as a renderer shows the text
+(an inline tag joins its neighbours: ``acct<b></b>.example`` is ``acct.example``; a tag's
+attributes and a comment's text kept after it, so none escapes the scan); HTML character
+references (``&#46;``, ``&period;``)
 and JSON escapes (``\\/``, ``\\u002e``) decoded; RFC 2047 encoded-words
 (``=?utf-8?B?...?=``, ``=?utf-8?Q?...?=``, as a mail client shows a subject) decoded;
 NFKC-folded (full-width letters and dots);
@@ -90,10 +93,54 @@ _AROUND_AT: Final = re.compile(
 )
 
 
+#: An HTML comment's start, or a start or end tag (``<b>``, ``</span>``, ``<br/>``,
+#: ``<a href="...">``); ``<https://host>`` and ``<desk@host>`` are no tags. The attributes
+#: run to the next ``<`` or ``>``, so each try ends where the next one starts.
+_MARKUP: Final = re.compile(r"<!--|</?([a-z][a-z0-9\-]{0,30})(\s[^<>]*)?/?>", re.IGNORECASE)
+#: Elements a renderer shows apart from the text around them (a line or a cell break);
+#: any other element, known or not, is shown inline, joined to its neighbours.
+_BLOCK: Final = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "br", "caption", "dd", "div", "dl", "dt",
+        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
+        "h6", "header", "hr", "li", "main", "nav", "ol", "option", "p", "pre", "section",
+        "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr", "ul",
+    }
+)  # fmt: skip
+
+
 def shown(text: str) -> str:
     """NFKC-fold, drop format characters (zero-width, bidi), collapse spaces; case kept."""
     text = FORMAT.sub("", unicodedata.normalize("NFKC", text))
     return _SPACES.sub(" ", text).strip()
+
+
+def untagged(text: str) -> str:
+    """HTML markup taken out of the text as a renderer shows it: an inline tag
+    (``acct<b></b>.example``, ``docs<span>.</span>example``) joins its neighbours, a block
+    tag (``<p>``, ``<br>``, ``<td>``) stands for a space, and a comment (``<!-- -->``, to
+    the end when unclosed) shows nothing. Nothing is lost to the scan: every tag with
+    attributes (an ``href``) and every comment's text is kept after the shown text."""
+    if "<" not in text:
+        return text
+    shown_parts: list[str] = []
+    kept: list[str] = []
+    pos = 0
+    while (m := _MARKUP.search(text, pos)) is not None:
+        shown_parts.append(text[pos : m.start()])
+        if m.group() == "<!--":
+            end = text.find("-->", m.end())
+            end = len(text) if end < 0 else end
+            kept.append(text[m.end() : end])
+            pos = min(len(text), end + 3)
+            continue
+        name, attributes = m.group(1).lower(), m.group(2)
+        shown_parts.append(" " if name in _BLOCK else "")
+        if attributes and attributes.strip():
+            kept.append(m.group())
+        pos = m.end()
+    shown_parts.append(text[pos:])
+    return " ".join(["".join(shown_parts), *kept])
 
 
 def _unescape(m: re.Match[str]) -> str:
@@ -200,6 +247,7 @@ def refanged(text: str) -> str:
 
 @functools.lru_cache(maxsize=32)  # the kinds of one check read the same trusted texts
 def revealed(text: str) -> str:
-    """The text as a reader takes it: decoded, :func:`shown`, refanged, a ``mailto:`` URI's
-    addresses percent-decoded, the comments beside an address's ``@`` dropped (case kept)."""
-    return uncommented(mailto_decoded(refanged(shown(decoded(text)))))
+    """The text as a reader takes it: :func:`untagged`, decoded, :func:`shown`, refanged, a
+    ``mailto:`` URI's addresses percent-decoded, the comments beside an address's ``@``
+    dropped (case kept)."""
+    return uncommented(mailto_decoded(refanged(shown(decoded(untagged(text))))))

@@ -515,7 +515,8 @@ def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
 def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
-    The text is read as :func:`revealed` (escapes and RFC 2047 encoded-words decoded,
+    The text is read as :func:`revealed` (HTML markup taken out as a renderer shows the
+    text, inline tags joining their neighbours; escapes and RFC 2047 encoded-words decoded,
     defanged forms refanged, a ``mailto:`` URI's addresses percent-decoded, an address's
     comments beside its ``@`` dropped, case kept).
     Email addresses (a quoted local part and an address literal too); IBANs that pass the
