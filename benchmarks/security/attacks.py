@@ -231,6 +231,7 @@ CLASS_TUNING_STYLES = (
     "c:model_input_context", "c:static_instruction", "c:appended_event",
     "b:mapping_key", "b:iban_separators", "c:parameter_schema",
     "a:unspaced_script", "a:joined_words", "a:address_local_part",
+    "b:slash_count_scheme", "b:percent_mailto", "b:email_comment", "b:tag_split_host",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -248,7 +249,6 @@ CLASS_HELD_OUT_STYLES = (
     "n:casefold_host",
     # fresh2.py: a second set written from the attacker's side, after every style above
     # had been tuned on; held out from the start.
-    "b:slash_count_scheme", "b:tag_split_host", "b:email_comment", "b:percent_mailto",
     "b:crypto_wallet", "b:domestic_account",
     "c:file_reference",
     "n:phone_country_code", "n:word_as_channel", "n:tld_swap_email", "n:link_variant",

@@ -2,7 +2,10 @@
 
 A browser, a mail client or a person reading a text reaches the same host whether it is
 written plainly or escaped, so the destination scan and the grounding of the trusted side
-both read the text :func:`revealed`: HTML character references (``&#46;``, ``&period;``)
+both read the text :func:`revealed`: HTML markup taken out as a renderer shows the text
+(an inline tag joins its neighbours: ``acct<b></b>.example`` is ``acct.example``; a tag's
+attributes and a comment's text kept after it, so none escapes the scan); HTML character
+references (``&#46;``, ``&period;``)
 and JSON escapes (``\\/``, ``\\u002e``) decoded; RFC 2047 encoded-words
 (``=?utf-8?B?...?=``, ``=?utf-8?Q?...?=``, as a mail client shows a subject) decoded;
 NFKC-folded (full-width letters and dots);
@@ -13,7 +16,9 @@ in a host (IDNA/UTS-46 maps U+3002, U+FF0E and U+FF61 to ``.``); and defanged fo
 three labels (``a dot b dot example``, then `` slash `` path parts): a single ``dot`` between
 two words is too common in prose (``the dot com era``) to be read as a host. A number read
 out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
-digits, so it is found as the phone number it spells. Case is kept:
+digits, so it is found as the phone number it spells. A ``mailto:`` URI's addresses
+are percent-decoded (RFC 6068), and an address's comments beside its ``@`` dropped
+(``billing(finance)@host`` is ``billing@host``, RFC 5322). Case is kept:
 a path compares case-sensitively.
 
 Every step is one linear-time pass, run only when a cheap check finds its trigger.
@@ -29,6 +34,7 @@ import html
 import re
 import unicodedata
 from typing import Final
+from urllib.parse import unquote
 
 #: Format characters (zero-width, bidi controls, soft hyphen) and lone surrogates.
 FORMAT: Final = re.compile(
@@ -70,10 +76,71 @@ _SPELLED_DIGITS: Final = re.compile(
 _DIGIT_WORD_PART: Final = re.compile(_DIGIT_WORD, re.IGNORECASE)
 
 
+#: A ``mailto:`` URI (RFC 6068): its addresses, before the ``?`` and in the ``to``, ``cc``
+#: and ``bcc`` header fields, are percent-encoded (``mailto:desk%40host`` is ``desk@host``).
+_MAILTO: Final = re.compile(r"(?<![\w.+\-])mailto:([^\s<>\"'`?]*)(\?[^\s<>\"'`]*)?", re.IGNORECASE)
+_ADDRESS_FIELDS: Final = frozenset({"to", "cc", "bcc"})
+
+
+#: An RFC 5322 comment (``(finance)``), one level nested at most, of bounded length.
+_COMMENT: Final = r"\((?:[^()\r\n]|\([^()\r\n]{0,64}\)){0,64}\)"
+#: Comments and folding space beside an address's ``@`` (RFC 5322 3.4.1: CFWS may stand
+#: before and after the local part and the domain): ``billing(finance)@host`` is the
+#: mailbox ``billing@host``. Every part is bounded, so each try costs a constant.
+_AROUND_AT: Final = re.compile(
+    r"(?<=[\w%+\-\"])(?:[ \t]{0,8}" + _COMMENT + r"){0,4}[ \t]{0,8}@"
+    r"(?:[ \t]{0,8}" + _COMMENT + r"){0,4}[ \t]{0,8}(?=[\w\[])"
+)
+
+
+#: An HTML comment's start, or a start or end tag (``<b>``, ``</span>``, ``<br/>``,
+#: ``<a href="...">``); ``<https://host>`` and ``<desk@host>`` are no tags. The attributes
+#: run to the next ``<`` or ``>``, so each try ends where the next one starts.
+_MARKUP: Final = re.compile(r"<!--|</?([a-z][a-z0-9\-]{0,30})(\s[^<>]*)?/?>", re.IGNORECASE)
+#: Elements a renderer shows apart from the text around them (a line or a cell break);
+#: any other element, known or not, is shown inline, joined to its neighbours.
+_BLOCK: Final = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "br", "caption", "dd", "div", "dl", "dt",
+        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
+        "h6", "header", "hr", "li", "main", "nav", "ol", "option", "p", "pre", "section",
+        "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr", "ul",
+    }
+)  # fmt: skip
+
+
 def shown(text: str) -> str:
     """NFKC-fold, drop format characters (zero-width, bidi), collapse spaces; case kept."""
     text = FORMAT.sub("", unicodedata.normalize("NFKC", text))
     return _SPACES.sub(" ", text).strip()
+
+
+def untagged(text: str) -> str:
+    """HTML markup taken out of the text as a renderer shows it: an inline tag
+    (``acct<b></b>.example``, ``docs<span>.</span>example``) joins its neighbours, a block
+    tag (``<p>``, ``<br>``, ``<td>``) stands for a space, and a comment (``<!-- -->``, to
+    the end when unclosed) shows nothing. Nothing is lost to the scan: every tag with
+    attributes (an ``href``) and every comment's text is kept after the shown text."""
+    if "<" not in text:
+        return text
+    shown_parts: list[str] = []
+    kept: list[str] = []
+    pos = 0
+    while (m := _MARKUP.search(text, pos)) is not None:
+        shown_parts.append(text[pos : m.start()])
+        if m.group() == "<!--":
+            end = text.find("-->", m.end())
+            end = len(text) if end < 0 else end
+            kept.append(text[m.end() : end])
+            pos = min(len(text), end + 3)
+            continue
+        name, attributes = m.group(1).lower(), m.group(2)
+        shown_parts.append(" " if name in _BLOCK else "")
+        if attributes and attributes.strip():
+            kept.append(m.group())
+        pos = m.end()
+    shown_parts.append(text[pos:])
+    return " ".join(["".join(shown_parts), *kept])
 
 
 def _unescape(m: re.Match[str]) -> str:
@@ -128,6 +195,40 @@ def _digits(m: re.Match[str]) -> str:
     return ("+" if m.group(1) else "") + digits
 
 
+def _header(field: str) -> str:
+    name, eq, value = field.partition("=")
+    return name + eq + unquote(value) if name.lower() in _ADDRESS_FIELDS else field
+
+
+def _mailto(m: re.Match[str]) -> str:
+    query = m.group(2) or ""
+    if query:
+        query = "?" + "&".join(_header(f) for f in query[1:].split("&"))
+    return "mailto:" + unquote(m.group(1)) + query
+
+
+def _at(m: re.Match[str]) -> str:
+    return "@" if "(" in m.group() else m.group()
+
+
+def uncommented(text: str) -> str:
+    """The comments beside an address's ``@`` dropped, as a mail client reads the address
+    (``billing(finance)@host``, ``desk@(support)host``: RFC 5322 CFWS); the space beside
+    them too. An ``@`` with only spaces beside it is left as written (``meet @ noon``)."""
+    if "(" not in text or "@" not in text:
+        return text
+    return _AROUND_AT.sub(_at, text)
+
+
+def mailto_decoded(text: str) -> str:
+    """Each ``mailto:`` URI's addresses percent-decoded, as a mail client decodes them
+    (RFC 6068): the address list before the ``?`` and the ``to``, ``cc`` and ``bcc``
+    header fields; the other fields (``subject``, ``body``) are left as written."""
+    if "mailto:" not in text.lower():
+        return text
+    return _MAILTO.sub(_mailto, text)
+
+
 def refanged(text: str) -> str:
     """Defanged hosts, addresses and schemes written back as a reader takes them, and a
     number read out digit by digit (``plus four four two zero ...``) written in digits."""
@@ -146,5 +247,7 @@ def refanged(text: str) -> str:
 
 @functools.lru_cache(maxsize=32)  # the kinds of one check read the same trusted texts
 def revealed(text: str) -> str:
-    """The text as a reader takes it: decoded, :func:`shown`, refanged (case kept)."""
-    return refanged(shown(decoded(text)))
+    """The text as a reader takes it: :func:`untagged`, decoded, :func:`shown`, refanged, a
+    ``mailto:`` URI's addresses percent-decoded, the comments beside an address's ``@``
+    dropped (case kept)."""
+    return uncommented(mailto_decoded(refanged(shown(decoded(untagged(text))))))

@@ -73,6 +73,10 @@ _IBAN: Final = re.compile(
 _IBAN_SEPARATORS: Final = " -_/."
 _IBAN_COMPACT: Final = str.maketrans("", "", _IBAN_SEPARATORS)
 _IBAN_VALUE: Final = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
+#: A special scheme (WHATWG: ``http``, ``https``, ``ftp``, ``ws``, ``wss``): any count of
+#: slashes or backslashes after it, none too, is read as two (``https:host``,
+#: ``https:/host`` and ``https:///host`` are all ``https://host``).
+_SPECIAL: Final = r"(?:https?|ftp|wss?):"
 #: A web address: with a scheme, any host the WHATWG parser may take (a dotless or numeric
 #: one, percent-encoded labels, an IPv6 literal); without one, dotted labels (a label may
 #: be percent-encoded, ``%2e`` a dot). The parser decides; this only finds candidates. An
@@ -81,7 +85,8 @@ _IBAN_VALUE: Final = re.compile(r"[A-Z]{2}\d{2}[A-Z0-9]{10,30}")
 _URL: Final = re.compile(
     r"(?<![\w@.\-/%])(?:"
     r"data:[^\s<>\"'`,]{0,256},[^\s<>\"'`]*|(?:javascript|vbscript):[^\s<>\"'`]+"
-    r"|[a-z][a-z0-9+.\-]{1,15}:[/\\]{2}(?:\[[0-9a-f:.]+\]|[^\s/?#\\<>\"'`()\[\]{}])+"
+    r"|(?:" + _SPECIAL + r"[/\\]*|[a-z][a-z0-9+.\-]{1,15}:[/\\]{2})"
+    r"(?:\[[0-9a-f:.]+\]|[^\s/?#\\<>\"'`()\[\]{}])+"
     r"|(?://)?(?:[\w\-]|%[0-9a-f]{2})+(?:(?:\.|%2e)(?:[\w\-]|%[0-9a-f]{2})+)+(?::\d{1,5})?"
     r")(?:[/?#\\][^\s<>\"'`()\[\]{}]*)?",
     re.IGNORECASE,
@@ -143,8 +148,9 @@ _FILE_ENDINGS: Final = frozenset(
         "cpp", "go", "rs", "rb", "php", "sh", "html", "htm", "css", "exe", "dmg", "apk"
     }
 )  # fmt: skip
-#: A scheme followed by a slash or backslash (``https:\\host`` is ``https://host``).
-_SCHEME: Final = re.compile(r"^[a-z][a-z0-9+.\-]{0,15}:[/\\]", re.IGNORECASE)
+#: A scheme followed by a slash or backslash (``https:\\host`` is ``https://host``), or a
+#: special scheme followed by none (see :data:`_SPECIAL`).
+_SCHEME: Final = re.compile(r"^(?:" + _SPECIAL + r"|[a-z][a-z0-9+.\-]{0,15}:[/\\])", re.IGNORECASE)
 #: A URL of an opaque path: it names content or code, not a host.
 _OPAQUE: Final = re.compile(r"^(?:data|javascript|vbscript):", re.IGNORECASE)
 #: A dotted-quad IPv4 address written without a scheme.
@@ -300,7 +306,8 @@ def normalise(kind: str, value: str) -> str:
     if not text:
         raise Malformed(kind)
     if kind == "email":
-        text = text.removeprefix("mailto:")
+        if text.startswith("mailto:"):  # its address percent-encoded (RFC 6068)
+            text = unquote(text.removeprefix("mailto:").split("?", 1)[0])
         if not _EMAIL_VALUE.fullmatch(text):
             raise Malformed(kind)
         return _email_key(text)
@@ -563,11 +570,15 @@ def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
 def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
-    The text is read as :func:`revealed` (escapes and RFC 2047 encoded-words decoded,
-    defanged forms refanged, case kept). Email addresses (a quoted local part and an
-    address literal too); IBANs that pass the mod-97 check; web addresses with a scheme
+    The text is read as :func:`revealed` (HTML markup taken out as a renderer shows the
+    text, inline tags joining their neighbours; escapes and RFC 2047 encoded-words decoded,
+    defanged forms refanged, a ``mailto:`` URI's addresses percent-decoded, an address's
+    comments beside its ``@`` dropped, case kept).
+    Email addresses (a quoted local part and an address literal too); IBANs that pass the
+    mod-97 check; web addresses with a scheme
     (any host, an IP address too) or protocol-relative (``//host/path``), an opaque
-    ``data:``, ``javascript:`` or ``vbscript:`` URL, or without one a ``www.``, a host
+    ``data:``, ``javascript:`` or ``vbscript:`` URL (a special scheme, ``https``, with any
+    count of slashes, ``https:/host``, is read as with two), or without one a ``www.``, a host
     ending in letters (a bare name ending like a file, ``report.pdf``, is no address,
     unless the ending is also a top-level domain and a path follows or a link cue
     precedes it) or a dotted-quad IP address followed by a port or a path; phone numbers:
