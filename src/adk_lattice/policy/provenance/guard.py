@@ -49,6 +49,7 @@ from .channels import (
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
 from .dictated import copied_runs, dictated
+from .regions import calling_codes
 from .spotlight import spotlight_request
 from .taint import (
     CONTROL_TOOLS,
@@ -142,11 +143,19 @@ class ProvenanceGuard:
             ``static_instruction`` (a content loaded for context caching) is the app's own.
             Off by default: its text taints as ``<instruction>``. Either way it grounds
             nothing (only instruction strings as written do).
+        phone_regions: ISO 3166 alpha-2 codes of the regions the app's users dial from
+            (``["GB"]``). A national phone number (``020 7946 0958``) names no country: it
+            grounds its international form (``+44 20 7946 0958``) only under the calling
+            code of a declared region, and a trusted international number grounds its
+            national form only when its code is declared. Without regions, a national
+            number grounds only itself (the same digits, trunk zero included) and a trusted
+            international number its own national form.
         name: the handler name.
 
     Raises:
-        ValueError: on a bad table (see the message for the fix).
-        TypeError: on a trusted state entry that is not a ``StateKey``.
+        ValueError: on a bad table (see the message for the fix) or an unknown region.
+        TypeError: on a trusted state entry that is not a ``StateKey``, or
+            ``phone_regions`` given as one string.
 
     Attributes:
         counts: ``clean``, ``allowed``, ``denied``, ``pending_approval``, ``approved``,
@@ -164,6 +173,7 @@ class ProvenanceGuard:
         dictated_content: bool = False,
         trusted_attachments: bool = False,
         trusted_instruction: bool = False,
+        phone_regions: Iterable[str] = (),
         name: str = "ProvenanceGuard",
     ) -> None:
         if on_ungrounded not in ("deny", "confirm"):
@@ -202,6 +212,7 @@ class ProvenanceGuard:
                 raise TypeError(f"{option} must be True or False, not {value!r}")
         self.trusted_attachments = trusted_attachments
         self.trusted_instruction = trusted_instruction
+        self.phone_codes = calling_codes(phone_regions)
         self.name = name
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
@@ -531,6 +542,7 @@ class ProvenanceGuard:
             fields=capped_pairs(fields),
             hashed=taint.hashed,
             hasher=token_hash,
+            phone_codes=self.phone_codes,
         )
 
     def _dictated(

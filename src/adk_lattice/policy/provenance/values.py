@@ -21,6 +21,7 @@ from typing import Any, Final
 from ada_url import HostType, parse_url
 from cachetools import LRUCache
 
+from .regions import ALL_CODES, country_code
 from .reveal import revealed, shown
 
 #: Every kind a sensitive argument may be declared as.
@@ -689,6 +690,9 @@ class Grounding:
         hashed: ``{salt: hashes}`` of tokens trusted elsewhere (a caller's), checked with
             ``hasher(salt, kind, normal)`` for every kind but ``text``.
         hasher: the salted hash function the hashes were made with.
+        phone_codes: the country calling codes of the regions the app declares: a national
+            phone number and an international one are one number only under one of them
+            (or, with none, a trusted international number grounds its own national form).
     """
 
     def __init__(
@@ -699,7 +703,9 @@ class Grounding:
         fields: Iterable[tuple[str, str | None, Sequence[str]]] = (),
         hashed: Mapping[str, frozenset[str]] | None = None,
         hasher: Callable[[str, str, str], str] | None = None,
+        phone_codes: frozenset[str] = frozenset(),
     ) -> None:
+        self._codes = phone_codes
         none: tuple[str, ...] = ()
         self._sources: list[tuple[str, bool, Sequence[str]]] = [
             *((t, False, none) for t in texts if t),
@@ -738,16 +744,21 @@ class Grounding:
             if any(hasher(salt, kind, normal) in hs for salt, hs in self._hashed.items()):
                 return True
         phrase = _phrase(value) if kind == "id" else None
+        # An echo is the call's own input in any form: its numbers match under any code.
+        codes, echoes = self._codes, ALL_CODES
         for text, whole, echo in self._sources:
-            if _holds(kind, normal, tokens_of(kind, text, whole), phrase, text) and not any(
-                _holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo
+            if _holds(kind, normal, tokens_of(kind, text, whole), phrase, text, codes) and not any(
+                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes) for e in echo
             ):
                 return True
         for field, declared, echo in self._values:
             token = value_token(kind, field, declared)
-            if token is None or not _holds(kind, normal, frozenset(_expand(kind, token))):
+            found = frozenset(_expand(kind, token)) if token is not None else frozenset()
+            if not _holds(kind, normal, found, codes=codes):
                 continue
-            if not any(_holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo):
+            if not any(
+                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes) for e in echo
+            ):
                 return True
         return False
 
@@ -767,14 +778,16 @@ def _holds(
     found: frozenset[str] | str,
     phrase: re.Pattern[str] | None = None,
     text: str = "",
+    codes: frozenset[str] = frozenset(),
 ) -> bool:
-    """Whether a text's tokens (or, for ``text``, its clean form) hold the value."""
+    """Whether a text's tokens (or, for ``text``, its clean form) hold the value; a phone
+    number under the country ``codes`` the app declares (:func:`_same_phone`)."""
     if normal in found:  # a token of the set, or a substring of the clean text
         return True
     if phrase is not None:
         cleaned = tokens_of("text", text)
         return isinstance(cleaned, str) and phrase.search(cleaned) is not None
-    return kind == "phone" and any(_same_phone(normal, t) for t in found)
+    return kind == "phone" and any(_same_phone(normal, t, codes) for t in found)
 
 
 def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
@@ -782,31 +795,34 @@ def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
     return frozenset(t for f in found if isinstance(f, frozenset) for t in f)
 
 
-def _same_phone(a: str, b: str) -> bool:
-    """A national and an international form of one number.
+def _same_phone(arg: str, trusted: str, codes: frozenset[str]) -> bool:
+    """Whether an argument's phone number and a trusted one are a national and an
+    international form of one number.
 
-    ``030 1234567`` (a trunk zero) is ``+49 30 1234567`` (any country code of one to three
-    digits: the national form names no country); ``(207) 946-0958`` (no trunk zero) is only
-    the number of a country that writes no trunk zero (``+1 207 946 0958``), never
-    ``+44 20 7946 0958``. Two international forms, or two national ones, are one number
-    only when equal.
+    A national form names its country only through context: ``020 7946 0958`` (a trunk
+    zero) is ``+44 20 7946 0958`` only when the app declares a region with that code
+    (``codes``); ``(207) 946-0958`` (no trunk zero) is ``+1 207 946 0958`` only under a
+    declared code of a country that writes none. A trusted international number names its
+    own country: it grounds its national form there (under a declared code when the app
+    declares any). Two international forms, or two national ones, are one number only when
+    equal.
     """
-    intl, national = (a, b) if a.startswith("+") else (b, a)
+    intl, national = (arg, trusted) if arg.startswith("+") else (trusted, arg)
     if not intl.startswith("+") or national.startswith("+"):
-        return national.lstrip("0") == intl.lstrip("0")  # a trunk zero written or not
-    digits = intl[1:]
+        return False
+    split = country_code(intl[1:])
+    if split is None:
+        return False
+    code, rest = split
+    if codes:
+        if code not in codes:
+            return False
+    elif arg.startswith("+"):
+        return False  # the trusted national number names no country
     if national.startswith("0"):
-        rest = national.lstrip("0")
         # Most countries drop the trunk zero after the country code; Italy keeps it.
-        kept = digits.endswith("0" + rest)
-        codes = [digits[: -len(rest)], digits[: -len(rest) - 1] if kept else ""]
-        return (
-            len(rest) >= 7
-            and digits.endswith(rest)
-            and any(1 <= len(code) <= 3 and not code.startswith("0") for code in codes if code)
-        )
-    code = digits[: -len(national)]
-    return len(national) >= 7 and digits.endswith(national) and code in _NO_TRUNK
+        return rest in (national[1:], national)
+    return rest == national and code in _NO_TRUNK
 
 
 def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
