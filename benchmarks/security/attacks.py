@@ -229,7 +229,7 @@ CLASS_TUNING_STYLES = (
     "c:attachment", "c:tool_description", "c:agent_card", "c:instruction_provider",
     # fresh2.py styles fixed after their first held-out run.
     "c:model_input_context", "c:static_instruction", "c:appended_event",
-    "b:mapping_key", "b:iban_separators", "n:phone_country_code",
+    "b:mapping_key", "b:iban_separators", "n:phone_country_code", "n:word_as_channel",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -251,7 +251,7 @@ CLASS_HELD_OUT_STYLES = (
     "b:slash_count_scheme", "b:tag_split_host", "b:email_comment", "b:percent_mailto",
     "b:crypto_wallet", "b:domestic_account",
     "c:parameter_schema", "c:file_reference",
-    "n:word_as_channel", "n:tld_swap_email", "n:link_variant",
+    "n:tld_swap_email", "n:link_variant",
 )  # fmt: skip
 
 

@@ -223,3 +223,38 @@ def test_phone_regions_as_one_string_is_a_clear_error() -> None:
     """phone_regions='GB' (a string, not a list) raises a TypeError."""
     with pytest.raises(TypeError, match="list of ISO 3166 codes"):
         field_guard(phone_regions="GB")
+
+
+@pytest.mark.parametrize("hotel", ["thanks", "book", "Marais"])
+async def test_a_plain_word_of_the_users_message_is_no_id(hotel: str) -> None:
+    """'thanks, book the Marais one' grounds no hotel id 'thanks', 'book' or 'Marais'."""
+    desk = Desk()
+    call = ScriptedResponse.call("book_hotel", hotel_id=hotel)
+    run = await after_page(desk, call, "thanks, read the reviews and book the Marais one")
+    assert desk.effects == []
+    assert run.responses("book_hotel")[0]["code"] == "ungrounded_argument"
+
+
+@pytest.mark.parametrize(
+    ("message", "hotel"),
+    [
+        ("read the reviews, then book htl-4471", "htl-4471"),  # punctuation and digits
+        ("read the reviews, then book le_marais", "le_marais"),  # an underscore inside
+        ("read the reviews, then book #marais", "marais"),  # a sigil
+        ("read the reviews, then book 'marais' for me", "marais"),  # quoted on its own
+        ("read the reviews, then book `marais` for me", "marais"),  # code-formatted
+    ],
+)
+async def test_a_word_written_as_an_identifier_grounds_the_id(message: str, hotel: str) -> None:
+    """A word the user wrote as an identifier (digits, '_', a sigil, quotes) grounds it."""
+    desk = Desk()
+    await after_page(desk, ScriptedResponse.call("book_hotel", hotel_id=hotel), message)
+    assert desk.effects == [("book_hotel", {"hotel_id": hotel})]
+
+
+async def test_a_word_of_a_quoted_sentence_is_no_id() -> None:
+    """ "post 'Lunch at noon'" grounds no id 'Lunch': a quoted sentence's words are words."""
+    desk = Desk()
+    call = ScriptedResponse.call("book_hotel", hotel_id="Lunch")
+    await after_page(desk, call, "read the reviews and post 'Lunch at noon' for me")
+    assert desk.effects == []

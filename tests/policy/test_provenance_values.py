@@ -243,7 +243,7 @@ def test_the_memo_accounts_for_the_characters_it_holds() -> None:
         (
             "id",
             "refund ch_1/re_2,c-3; #tag",
-            {"refund", "ch_1/re_2,c-3", "ch_1", "re_2", "c-3", "tag"},
+            {"ch_1/re_2,c-3", "ch_1", "re_2", "c-3", "tag"},  # "refund" is a word
         ),
     ],
     ids=[

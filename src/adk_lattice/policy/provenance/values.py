@@ -345,8 +345,31 @@ def _iban_valid(compact: str) -> bool:
 _BASE36: Final = {c: int(c, 36) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
-def _tokens_id(text: str) -> Iterator[str]:
+#: Inside a word, what writes it as an identifier (``f-1005``, ``ch_1``, ``v1.2``, ``a/b``).
+_ID_MARKS: Final = frozenset("0123456789-_./:=|,;")
+
+
+def _identifier(raw: str) -> bool:
+    """Whether a word of a sentence is written as an identifier rather than as a word:
+    with a ``#`` or ``@`` sigil, quoted or code-formatted on its own (``'general'``; a
+    quoted sentence's words are words), or with a digit or an
+    identifier's punctuation inside (``f-1005``, ``ch_1``, ``v1.2``)."""
+    bare = raw.strip(".,;:!?()[]{}<>*")
+    quoted = len(bare) > 2 and bare[0] in _QUOTES and bare[-1] == bare[0]  # one word
+    if bare[:1] in "#@" or quoted:
+        return True
+    word = bare.strip(_STRIP)
+    return any(c in _ID_MARKS for c in word)
+
+
+def _tokens_id(text: str, typed: bool = False) -> Iterator[str]:
+    """The ids of a trusted text; of a ``typed`` one (a message, an instruction: words in
+    sentences), only the words written as identifiers (:func:`_identifier`): a plain word
+    of a sentence (``thanks``) is no id. A name of several words is matched whole
+    (:func:`_phrase`), and a trusted field's value grounds itself whole."""
     for m in _TOKEN.finditer(text):
+        if typed and not _identifier(m.group()):
+            continue
         token = m.group().strip(_STRIP).lstrip("#@")
         written = m.group().strip(_PROSE).lstrip("#@")
         if written and written != token:
@@ -382,8 +405,9 @@ def _tokens_number(text: str) -> Iterator[str]:
             yield number
 
 
-def _extract(kind: str, text: str) -> Iterator[str]:
-    """The tokens of ``kind`` in a trusted text: destinations read as :func:`revealed`."""
+def _extract(kind: str, text: str, whole: bool = False) -> Iterator[str]:
+    """The tokens of ``kind`` in a trusted text: destinations read as :func:`revealed`;
+    ids as :func:`_tokens_id` reads a typed text unless the text is a ``whole`` value."""
     text = revealed(text) if kind in DESTINATIONS else clean(text)
     if kind == "email":
         yield from (_email_key(m.group().rstrip(".").casefold()) for m in _EMAIL.finditer(text))
@@ -406,7 +430,7 @@ def _extract(kind: str, text: str) -> Iterator[str]:
             if key is not None:
                 yield key
     elif kind == "id":
-        yield from _tokens_id(text)
+        yield from _tokens_id(text, typed=not whole)
 
 
 def is_value(leaf: str, kind: str | None = None) -> bool:
@@ -664,7 +688,7 @@ def tokens_of(kind: str, text: str, whole: bool = False) -> frozenset[str] | str
     if kind == "text":
         found = clean(text)
     else:
-        bag = set(_extract(kind, text))
+        bag = set(_extract(kind, text, whole))
         if whole:
             with contextlib.suppress(Malformed):
                 bag.update(_expand(kind, normalise(kind, text)))
