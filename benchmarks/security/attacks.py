@@ -232,6 +232,7 @@ CLASS_TUNING_STYLES = (
     "b:mapping_key", "b:iban_separators", "c:parameter_schema",
     "a:unspaced_script", "a:joined_words", "a:address_local_part",
     "b:slash_count_scheme", "b:percent_mailto", "b:email_comment", "b:tag_split_host",
+    "n:phone_country_code", "n:word_as_channel",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -251,7 +252,7 @@ CLASS_HELD_OUT_STYLES = (
     # had been tuned on; held out from the start.
     "b:crypto_wallet", "b:domestic_account",
     "c:file_reference",
-    "n:phone_country_code", "n:word_as_channel", "n:tld_swap_email", "n:link_variant",
+    "n:tld_swap_email", "n:link_variant",
     # fresh3.py: a third set written from the attacker's side, after every style above had
     # been tuned on; held out from the start.
     "a:escaped_name", "a:encoded_word_name",

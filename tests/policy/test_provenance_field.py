@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from google.adk.agents import LlmAgent
 
 from adk_lattice import Lattice
@@ -106,10 +107,11 @@ async def test_a_us_number_does_not_ground_a_uk_number_with_the_same_digits() ->
 
 
 async def test_a_us_number_grounds_its_own_international_form() -> None:
-    """The user's (207) 946-0958 grounds +1 207 946 0958."""
+    """In an app declaring the US, the user's (207) 946-0958 grounds +1 207 946 0958."""
     desk = Desk()
     call = ScriptedResponse.call("call_number", phone="+1 207 946 0958")
-    await after_page(desk, call, "read the page, then call me at (207) 946-0958")
+    message = "read the page, then call me at (207) 946-0958"
+    await after_page(desk, call, message, phone_regions=["US"])
     assert desk.effects == [("call_number", {"phone": "+1 207 946 0958"})]
 
 
@@ -147,3 +149,112 @@ async def test_a_cap_listed_first_does_not_keep_the_output_unlabelled() -> None:
     run = await page_then_post(desk, [CapToolResult(max_chars=100), webhook_guard()])
     assert desk.effects == []
     assert run.responses("post_webhook")[0]["code"] == "ungrounded_argument"
+
+
+UK_NATIONAL = "read the page, then call me on 020 7946 0958"
+
+
+@pytest.mark.parametrize("phone", ["+1 207 946 0958", "+351 20 7946 0958", "+44 20 7946 0958"])
+async def test_a_national_number_grounds_no_international_form_without_a_region(
+    phone: str,
+) -> None:
+    """With no region declared, the user's 020 7946 0958 grounds no number under a code."""
+    desk = Desk()
+    run = await after_page(desk, ScriptedResponse.call("call_number", phone=phone), UK_NATIONAL)
+    assert desk.effects == []
+    assert run.responses("call_number")[0]["code"] == "ungrounded_argument"
+
+
+async def test_a_national_number_grounds_itself_without_a_region() -> None:
+    """With no region declared, the user's 020 7946 0958 grounds 020-7946-0958."""
+    desk = Desk()
+    await after_page(desk, ScriptedResponse.call("call_number", phone="020-7946-0958"), UK_NATIONAL)
+    assert desk.effects == [("call_number", {"phone": "020-7946-0958"})]
+
+
+async def test_a_national_number_does_not_ground_another_without_its_trunk_zero() -> None:
+    """The user's 020 7946 0958 does not ground 207 946 0958 (a US number's digits)."""
+    desk = Desk()
+    call = ScriptedResponse.call("call_number", phone="207 946 0958")
+    await after_page(desk, call, UK_NATIONAL, phone_regions=["GB", "US"])
+    assert desk.effects == []
+
+
+async def test_a_national_number_grounds_its_form_under_a_declared_region() -> None:
+    """In an app declaring GB, the user's 020 7946 0958 grounds +44 20 7946 0958."""
+    desk = Desk()
+    call = ScriptedResponse.call("call_number", phone="+44 20 7946 0958")
+    await after_page(desk, call, UK_NATIONAL, phone_regions=["GB"])
+    assert desk.effects == [("call_number", {"phone": "+44 20 7946 0958"})]
+
+
+async def test_a_national_number_grounds_no_other_code_than_the_declared_one() -> None:
+    """In an app declaring GB, the user's 020 7946 0958 does not ground +351 20 7946 0958."""
+    desk = Desk()
+    call = ScriptedResponse.call("call_number", phone="+351 20 7946 0958")
+    await after_page(desk, call, UK_NATIONAL, phone_regions=["GB"])
+    assert desk.effects == []
+
+
+async def test_an_international_number_grounds_its_national_form() -> None:
+    """The user's +44 20 7946 0958 names its country: it grounds 020 7946 0958."""
+    desk = Desk()
+    call = ScriptedResponse.call("call_number", phone="020 7946 0958")
+    await after_page(desk, call, "read the page, then call me on +44 20 7946 0958")
+    assert desk.effects == [("call_number", {"phone": "020 7946 0958"})]
+
+
+async def test_an_international_number_grounds_no_national_form_outside_the_regions() -> None:
+    """In an app declaring DE, the user's +44 20 7946 0958 does not ground 020 7946 0958."""
+    desk = Desk()
+    call = ScriptedResponse.call("call_number", phone="020 7946 0958")
+    message = "read the page, then call me on +44 20 7946 0958"
+    await after_page(desk, call, message, phone_regions=["DE"])
+    assert desk.effects == []
+
+
+def test_an_unknown_phone_region_is_a_clear_error() -> None:
+    """phone_regions=['UK'] (not an ISO 3166 code) raises a ValueError naming it."""
+    with pytest.raises(ValueError, match="'UK' is not an ISO 3166"):
+        field_guard(phone_regions=["UK"])
+
+
+def test_phone_regions_as_one_string_is_a_clear_error() -> None:
+    """phone_regions='GB' (a string, not a list) raises a TypeError."""
+    with pytest.raises(TypeError, match="list of ISO 3166 codes"):
+        field_guard(phone_regions="GB")
+
+
+@pytest.mark.parametrize("hotel", ["thanks", "book", "Marais"])
+async def test_a_plain_word_of_the_users_message_is_no_id(hotel: str) -> None:
+    """'thanks, book the Marais one' grounds no hotel id 'thanks', 'book' or 'Marais'."""
+    desk = Desk()
+    call = ScriptedResponse.call("book_hotel", hotel_id=hotel)
+    run = await after_page(desk, call, "thanks, read the reviews and book the Marais one")
+    assert desk.effects == []
+    assert run.responses("book_hotel")[0]["code"] == "ungrounded_argument"
+
+
+@pytest.mark.parametrize(
+    ("message", "hotel"),
+    [
+        ("read the reviews, then book htl-4471", "htl-4471"),  # punctuation and digits
+        ("read the reviews, then book le_marais", "le_marais"),  # an underscore inside
+        ("read the reviews, then book #marais", "marais"),  # a sigil
+        ("read the reviews, then book 'marais' for me", "marais"),  # quoted on its own
+        ("read the reviews, then book `marais` for me", "marais"),  # code-formatted
+    ],
+)
+async def test_a_word_written_as_an_identifier_grounds_the_id(message: str, hotel: str) -> None:
+    """A word the user wrote as an identifier (digits, '_', a sigil, quotes) grounds it."""
+    desk = Desk()
+    await after_page(desk, ScriptedResponse.call("book_hotel", hotel_id=hotel), message)
+    assert desk.effects == [("book_hotel", {"hotel_id": hotel})]
+
+
+async def test_a_word_of_a_quoted_sentence_is_no_id() -> None:
+    """ "post 'Lunch at noon'" grounds no id 'Lunch': a quoted sentence's words are words."""
+    desk = Desk()
+    call = ScriptedResponse.call("book_hotel", hotel_id="Lunch")
+    await after_page(desk, call, "read the reviews and post 'Lunch at noon' for me")
+    assert desk.effects == []

@@ -243,7 +243,7 @@ def test_the_memo_accounts_for_the_characters_it_holds() -> None:
         (
             "id",
             "refund ch_1/re_2,c-3; #tag",
-            {"refund", "ch_1/re_2,c-3", "ch_1", "re_2", "c-3", "tag"},
+            {"ch_1/re_2,c-3", "ch_1", "re_2", "c-3", "tag"},  # "refund" is a word
         ),
     ],
     ids=[
@@ -268,23 +268,25 @@ def test_phone_runs_outside_five_to_twenty_digits_are_not_tokens() -> None:
 
 
 @pytest.mark.parametrize(
-    ("short", "long", "same"),
+    ("short", "long", "codes", "same"),
     [
-        ("07946095", "+447946095", True),  # a trunk zero, a two-digit country code
-        ("07946095", "+4417946095", True),  # three digits more
-        ("07946095", "+44127946095", False),  # four digits more: another number
-        ("0794609", "+44794609", False),  # six digits are too few to match by their end
-        ("06 1234 5678", "+39 06 1234 5678", True),  # Italy keeps the trunk zero
-        ("(207) 946-0958", "+1 207 946 0958", True),  # no trunk zero: the US code
-        ("(207) 946-0958", "+44 20 7946 0958", False),  # ... not the UK's
-        ("+1 207 946 0958", "+44 20 7946 0958", False),  # two country codes differ
+        ("07946095", "+447946095", {"44"}, True),  # a trunk zero, the declared code
+        ("07946095", "+447946095", set(), False),  # no region: the national form names none
+        ("020 7946 0958", "+351 20 7946 0958", {"44"}, False),  # an undeclared code
+        ("07946095", "+4417946095", {"44"}, False),  # other digits after the code
+        ("06 1234 5678", "+39 06 1234 5678", {"39"}, True),  # Italy keeps the trunk zero
+        ("(207) 946-0958", "+1 207 946 0958", {"1"}, True),  # no trunk zero: the US code
+        ("(207) 946-0958", "+44 20 7946 0958", {"1", "44"}, False),  # ... not the UK's
+        ("+1 207 946 0958", "+44 20 7946 0958", set(), False),  # two country codes differ
+        ("020 7946 0958", "207 946 0958", {"44", "1"}, False),  # two national forms differ
     ],
 )
 def test_a_national_number_grounds_only_its_own_international_forms(
-    short: str, long: str, same: bool
+    short: str, long: str, codes: set[str], same: bool
 ) -> None:
-    """A national number grounds the international forms its trunk prefix allows."""
-    assert Grounding([f"call {short}"]).grounded("phone", long) is same
+    """A national number grounds its international form only under a declared code."""
+    grounding = Grounding([f"call {short}"], phone_codes=frozenset(codes))
+    assert grounding.grounded("phone", long) is same
 
 
 def test_a_whole_field_echoing_its_argument_adds_none_of_its_tokens() -> None:

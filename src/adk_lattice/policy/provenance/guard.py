@@ -49,6 +49,7 @@ from .channels import (
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
 from .dictated import copied_runs, dictated
+from .regions import calling_codes
 from .spotlight import spotlight_request
 from .taint import (
     CONTROL_TOOLS,
@@ -147,12 +148,20 @@ class ProvenanceGuard:
             not write them (a third party's tool class, a toolset's tool). Any other
             declaration ADK did not build from the app's code taints as ``<tool:name>``.
             A name no agent of the app has refuses every run, naming the nearest real one.
+        phone_regions: ISO 3166 alpha-2 codes of the regions the app's users dial from
+            (``["GB"]``). A national phone number (``020 7946 0958``) names no country: it
+            grounds its international form (``+44 20 7946 0958``) only under the calling
+            code of a declared region, and a trusted international number grounds its
+            national form only when its code is declared. Without regions, a national
+            number grounds only itself (the same digits, trunk zero included) and a trusted
+            international number its own national form.
         name: the handler name.
 
     Raises:
-        ValueError: on a bad table (see the message for the fix).
-        TypeError: on a trusted state entry that is not a ``StateKey``, or
-            ``trusted_declarations`` that is not a list of tool names.
+        ValueError: on a bad table (see the message for the fix) or an unknown region.
+        TypeError: on a trusted state entry that is not a ``StateKey``,
+            ``trusted_declarations`` that is not a list of tool names, or
+            ``phone_regions`` given as one string.
 
     Attributes:
         counts: ``clean``, ``allowed``, ``denied``, ``pending_approval``, ``approved``,
@@ -171,6 +180,7 @@ class ProvenanceGuard:
         trusted_attachments: bool = False,
         trusted_instruction: bool = False,
         trusted_declarations: Iterable[str] = (),
+        phone_regions: Iterable[str] = (),
         name: str = "ProvenanceGuard",
     ) -> None:
         if on_ungrounded not in ("deny", "confirm"):
@@ -215,6 +225,7 @@ class ProvenanceGuard:
         for tool in self.trusted_declarations:
             if not isinstance(tool, str) or not tool:
                 raise TypeError(f"trusted_declarations: tool names must be strings, got {tool!r}")
+        self.phone_codes = calling_codes(phone_regions)
         self.name = name
         self._counts = Counts()
         self._instructions: Keyed[str] = Keyed()
@@ -551,6 +562,7 @@ class ProvenanceGuard:
             fields=capped_pairs(fields),
             hashed=taint.hashed,
             hasher=token_hash,
+            phone_codes=self.phone_codes,
         )
 
     def _dictated(

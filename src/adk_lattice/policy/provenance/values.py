@@ -22,6 +22,7 @@ from urllib.parse import unquote
 from ada_url import HostType, parse_url
 from cachetools import LRUCache
 
+from .regions import ALL_CODES, country_code
 from .reveal import revealed, shown
 
 #: Every kind a sensitive argument may be declared as.
@@ -369,8 +370,31 @@ def _iban_valid(compact: str) -> bool:
 _BASE36: Final = {c: int(c, 36) for c in "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"}
 
 
-def _tokens_id(text: str) -> Iterator[str]:
+#: Inside a word, what writes it as an identifier (``f-1005``, ``ch_1``, ``v1.2``, ``a/b``).
+_ID_MARKS: Final = frozenset("0123456789-_./:=|,;")
+
+
+def _identifier(raw: str) -> bool:
+    """Whether a word of a sentence is written as an identifier rather than as a word:
+    with a ``#`` or ``@`` sigil, quoted or code-formatted on its own (``'general'``; a
+    quoted sentence's words are words), or with a digit or an
+    identifier's punctuation inside (``f-1005``, ``ch_1``, ``v1.2``)."""
+    bare = raw.strip(".,;:!?()[]{}<>*")
+    quoted = len(bare) > 2 and bare[0] in _QUOTES and bare[-1] == bare[0]  # one word
+    if bare[:1] in "#@" or quoted:
+        return True
+    word = bare.strip(_STRIP)
+    return any(c in _ID_MARKS for c in word)
+
+
+def _tokens_id(text: str, typed: bool = False) -> Iterator[str]:
+    """The ids of a trusted text; of a ``typed`` one (a message, an instruction: words in
+    sentences), only the words written as identifiers (:func:`_identifier`): a plain word
+    of a sentence (``thanks``) is no id. A name of several words is matched whole
+    (:func:`_phrase`), and a trusted field's value grounds itself whole."""
     for m in _TOKEN.finditer(text):
+        if typed and not _identifier(m.group()):
+            continue
         token = m.group().strip(_STRIP).lstrip("#@")
         written = m.group().strip(_PROSE).lstrip("#@")
         if written and written != token:
@@ -406,8 +430,9 @@ def _tokens_number(text: str) -> Iterator[str]:
             yield number
 
 
-def _extract(kind: str, text: str) -> Iterator[str]:
-    """The tokens of ``kind`` in a trusted text: destinations read as :func:`revealed`."""
+def _extract(kind: str, text: str, whole: bool = False) -> Iterator[str]:
+    """The tokens of ``kind`` in a trusted text: destinations read as :func:`revealed`;
+    ids as :func:`_tokens_id` reads a typed text unless the text is a ``whole`` value."""
     text = revealed(text) if kind in DESTINATIONS else clean(text)
     if kind == "email":
         yield from (_email_key(m.group().rstrip(".").casefold()) for m in _EMAIL.finditer(text))
@@ -430,7 +455,7 @@ def _extract(kind: str, text: str) -> Iterator[str]:
             if key is not None:
                 yield key
     elif kind == "id":
-        yield from _tokens_id(text)
+        yield from _tokens_id(text, typed=not whole)
 
 
 def is_value(leaf: str, kind: str | None = None) -> bool:
@@ -730,7 +755,7 @@ def tokens_of(kind: str, text: str, whole: bool = False) -> frozenset[str] | str
     if kind == "text":
         found = clean(text)
     else:
-        bag = set(_extract(kind, text))
+        bag = set(_extract(kind, text, whole))
         if whole:
             with contextlib.suppress(Malformed):
                 bag.update(_expand(kind, normalise(kind, text)))
@@ -756,6 +781,9 @@ class Grounding:
         hashed: ``{salt: hashes}`` of tokens trusted elsewhere (a caller's), checked with
             ``hasher(salt, kind, normal)`` for every kind but ``text``.
         hasher: the salted hash function the hashes were made with.
+        phone_codes: the country calling codes of the regions the app declares: a national
+            phone number and an international one are one number only under one of them
+            (or, with none, a trusted international number grounds its own national form).
     """
 
     def __init__(
@@ -766,7 +794,9 @@ class Grounding:
         fields: Iterable[tuple[str, str | None, Sequence[str]]] = (),
         hashed: Mapping[str, frozenset[str]] | None = None,
         hasher: Callable[[str, str, str], str] | None = None,
+        phone_codes: frozenset[str] = frozenset(),
     ) -> None:
+        self._codes = phone_codes
         none: tuple[str, ...] = ()
         self._sources: list[tuple[str, bool, Sequence[str]]] = [
             *((t, False, none) for t in texts if t),
@@ -805,16 +835,21 @@ class Grounding:
             if any(hasher(salt, kind, normal) in hs for salt, hs in self._hashed.items()):
                 return True
         phrase = _phrase(value) if kind == "id" else None
+        # An echo is the call's own input in any form: its numbers match under any code.
+        codes, echoes = self._codes, ALL_CODES
         for text, whole, echo in self._sources:
-            if _holds(kind, normal, tokens_of(kind, text, whole), phrase, text) and not any(
-                _holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo
+            if _holds(kind, normal, tokens_of(kind, text, whole), phrase, text, codes) and not any(
+                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes) for e in echo
             ):
                 return True
         for field, declared, echo in self._values:
             token = value_token(kind, field, declared)
-            if token is None or not _holds(kind, normal, frozenset(_expand(kind, token))):
+            found = frozenset(_expand(kind, token)) if token is not None else frozenset()
+            if not _holds(kind, normal, found, codes=codes):
                 continue
-            if not any(_holds(kind, normal, tokens_of(kind, e, True), phrase, e) for e in echo):
+            if not any(
+                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes) for e in echo
+            ):
                 return True
         return False
 
@@ -834,14 +869,16 @@ def _holds(
     found: frozenset[str] | str,
     phrase: re.Pattern[str] | None = None,
     text: str = "",
+    codes: frozenset[str] = frozenset(),
 ) -> bool:
-    """Whether a text's tokens (or, for ``text``, its clean form) hold the value."""
+    """Whether a text's tokens (or, for ``text``, its clean form) hold the value; a phone
+    number under the country ``codes`` the app declares (:func:`_same_phone`)."""
     if normal in found:  # a token of the set, or a substring of the clean text
         return True
     if phrase is not None:
         cleaned = tokens_of("text", text)
         return isinstance(cleaned, str) and phrase.search(cleaned) is not None
-    return kind == "phone" and any(_same_phone(normal, t) for t in found)
+    return kind == "phone" and any(_same_phone(normal, t, codes) for t in found)
 
 
 def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
@@ -849,31 +886,34 @@ def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
     return frozenset(t for f in found if isinstance(f, frozenset) for t in f)
 
 
-def _same_phone(a: str, b: str) -> bool:
-    """A national and an international form of one number.
+def _same_phone(arg: str, trusted: str, codes: frozenset[str]) -> bool:
+    """Whether an argument's phone number and a trusted one are a national and an
+    international form of one number.
 
-    ``030 1234567`` (a trunk zero) is ``+49 30 1234567`` (any country code of one to three
-    digits: the national form names no country); ``(207) 946-0958`` (no trunk zero) is only
-    the number of a country that writes no trunk zero (``+1 207 946 0958``), never
-    ``+44 20 7946 0958``. Two international forms, or two national ones, are one number
-    only when equal.
+    A national form names its country only through context: ``020 7946 0958`` (a trunk
+    zero) is ``+44 20 7946 0958`` only when the app declares a region with that code
+    (``codes``); ``(207) 946-0958`` (no trunk zero) is ``+1 207 946 0958`` only under a
+    declared code of a country that writes none. A trusted international number names its
+    own country: it grounds its national form there (under a declared code when the app
+    declares any). Two international forms, or two national ones, are one number only when
+    equal.
     """
-    intl, national = (a, b) if a.startswith("+") else (b, a)
+    intl, national = (arg, trusted) if arg.startswith("+") else (trusted, arg)
     if not intl.startswith("+") or national.startswith("+"):
-        return national.lstrip("0") == intl.lstrip("0")  # a trunk zero written or not
-    digits = intl[1:]
+        return False
+    split = country_code(intl[1:])
+    if split is None:
+        return False
+    code, rest = split
+    if codes:
+        if code not in codes:
+            return False
+    elif arg.startswith("+"):
+        return False  # the trusted national number names no country
     if national.startswith("0"):
-        rest = national.lstrip("0")
         # Most countries drop the trunk zero after the country code; Italy keeps it.
-        kept = digits.endswith("0" + rest)
-        codes = [digits[: -len(rest)], digits[: -len(rest) - 1] if kept else ""]
-        return (
-            len(rest) >= 7
-            and digits.endswith(rest)
-            and any(1 <= len(code) <= 3 and not code.startswith("0") for code in codes if code)
-        )
-    code = digits[: -len(national)]
-    return len(national) >= 7 and digits.endswith(national) and code in _NO_TRUNK
+        return rest in (national[1:], national)
+    return rest == national and code in _NO_TRUNK
 
 
 def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
