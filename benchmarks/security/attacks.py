@@ -229,7 +229,7 @@ CLASS_TUNING_STYLES = (
     "c:attachment", "c:tool_description", "c:agent_card", "c:instruction_provider",
     # fresh2.py styles fixed after their first held-out run.
     "c:model_input_context", "c:static_instruction", "c:appended_event",
-    "b:mapping_key", "b:iban_separators",
+    "b:mapping_key", "b:iban_separators", "b:crypto_wallet", "b:domestic_account",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -249,7 +249,6 @@ CLASS_HELD_OUT_STYLES = (
     # had been tuned on; held out from the start.
     "a:unspaced_script", "a:joined_words", "a:address_local_part",
     "b:slash_count_scheme", "b:tag_split_host", "b:email_comment", "b:percent_mailto",
-    "b:crypto_wallet", "b:domestic_account",
     "c:parameter_schema", "c:file_reference",
     "n:phone_country_code", "n:word_as_channel", "n:tld_swap_email", "n:link_variant",
 )  # fmt: skip
