@@ -233,6 +233,7 @@ CLASS_TUNING_STYLES = (
     "a:unspaced_script", "a:joined_words", "a:address_local_part",
     "b:slash_count_scheme", "b:percent_mailto", "b:email_comment", "b:tag_split_host",
     "n:phone_country_code", "n:word_as_channel",
+    "b:crypto_wallet", "b:domestic_account",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -250,7 +251,6 @@ CLASS_HELD_OUT_STYLES = (
     "n:casefold_host",
     # fresh2.py: a second set written from the attacker's side, after every style above
     # had been tuned on; held out from the start.
-    "b:crypto_wallet", "b:domestic_account",
     "c:file_reference",
     "n:tld_swap_email", "n:link_variant",
     # fresh3.py: a third set written from the attacker's side, after every style above had

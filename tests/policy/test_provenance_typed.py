@@ -241,7 +241,9 @@ def test_a_name_of_several_words_carrying_an_id_is_free_text(leaf: str) -> None:
 
 def test_an_unknown_kind_in_a_typed_table_names_the_valid_kinds() -> None:
     """A misspelt kind in a field table fails at construction, listing every kind."""
-    with pytest.raises(ValueError, match=r"unknown kind 'emial'; valid kinds: email, iban"):
+    with pytest.raises(
+        ValueError, match=r"unknown kind 'emial'; valid kinds: account, email, iban"
+    ):
         guard({"list_contacts": {"contacts.*.email": "emial"}})
 
 
@@ -279,7 +281,7 @@ def test_an_unknown_kind_in_a_config_file_names_the_valid_kinds(tmp_path: Path) 
     path.write_text(TOML.format(kind="emial"), encoding="utf-8")
     with pytest.raises(ConfigError) as raised:
         read_config(path)
-    assert "unknown kind 'emial'; valid kinds: email, iban, id" in str(raised.value)
+    assert "unknown kind 'emial'; valid kinds: account, email, iban, id" in str(raised.value)
 
 
 ATTACKER_MAIL = "deck@evil.test"

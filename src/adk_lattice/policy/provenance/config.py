@@ -34,16 +34,19 @@ class Consequential:
     """A tool whose call has an effect, and the arguments that direct it.
 
     Args:
-        args: ``{argument name: kind}``; kinds are ``email``, ``iban``, ``url``, ``number``,
+        args: ``{argument name: kind}``; kinds are ``email``, ``iban``, ``wallet`` (a
+            cryptocurrency address), ``account`` (a domestic bank account: a sort code,
+            routing number, BSB or IFSC with its account number), ``url``, ``number``,
             ``id``, ``phone`` and ``text``. Each must be grounded in trusted text when
             untrusted content is in context.
         always_confirm: with untrusted content in context, every call needs a person, even
             with grounded arguments (``args`` may then be empty).
         hint: what the person is asked (default: names the tool and the arguments).
         content: the free-text arguments scanned for destinations (email addresses, URLs,
-            IBANs, phone numbers) while untrusted content is in context, each of which must
-            be grounded as a sensitive argument is: ``"scan"`` (every string argument not in
-            ``args``, the default), ``"off"``, or a list of argument names.
+            IBANs, wallets, domestic accounts, phone numbers) while untrusted content is in
+            context, each of which must be grounded as a sensitive argument is:
+            ``"scan"`` (every string argument not in ``args``, the default), ``"off"``, or
+            a list of argument names.
 
     Raises:
         ValueError: on an unknown kind, no argument without ``always_confirm``, or a bad

@@ -642,7 +642,11 @@ class ProvenanceGuard:
         salt = session_hash(ctx.session.id)
         kinds = {k for spec in self.consequential.values() for k in spec.args.values()}
         # The structured kinds first: an id table can be long, and the list is bounded.
-        order = [k for k in ("iban", "email", "phone", "url", "number", "id") if k in kinds]
+        order = [
+            k
+            for k in ("iban", "wallet", "account", "email", "phone", "url", "number", "id")
+            if k in kinds
+        ]
         return [
             token_hash(salt, kind, token)
             for kind in order

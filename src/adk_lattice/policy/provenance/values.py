@@ -1,7 +1,8 @@
 """Kinds of sensitive values for :class:`ProvenanceGuard`: normalise, extract, ground.
 
 A value is *grounded* when its normalised form appears in trusted text: for the structured
-kinds (``email``, ``iban``, ``url``, ``number``, ``id``, ``phone``) the trusted text is cut
+kinds (``email``, ``iban``, ``wallet``, ``account``, ``url``, ``number``, ``id``, ``phone``)
+the trusted text is cut
 into normalised tokens of that kind and the value must equal one of them; for ``text`` the
 normalised value must be a substring of the normalised trusted text. Every pattern here is
 anchored with a look-behind so each run of candidate characters is scanned once (linear
@@ -22,20 +23,23 @@ from urllib.parse import unquote
 from ada_url import HostType, parse_url
 from cachetools import LRUCache
 
+from .payees import account_key, accounts, wallet_key, wallets
 from .regions import ALL_CODES, country_code
 from .reveal import revealed, shown
 
 #: Every kind a sensitive argument may be declared as.
-KINDS: Final = frozenset({"email", "iban", "url", "number", "id", "phone", "text"})
+KINDS: Final = frozenset(
+    {"email", "iban", "wallet", "account", "url", "number", "id", "phone", "text"}
+)
 #: Longest scalar value checked; a longer one is never grounded (fail safe).
 MAX_VALUE_CHARS: Final = 10_000
 #: Most scalar leaves in one argument (a list of recipients); more is never grounded.
 MAX_LEAVES: Final = 256
 _MAX_DEPTH: Final = 8
 #: The kinds a trusted field declared for any kind (``True``, a list of paths) vouches for.
-VALUE_KINDS: Final = ("email", "iban", "url", "phone", "number", "id")
+VALUE_KINDS: Final = ("email", "iban", "wallet", "account", "url", "phone", "number", "id")
 #: The kinds of destination a free-text argument is scanned for.
-DESTINATIONS: Final = ("email", "iban", "url", "phone")
+DESTINATIONS: Final = ("email", "iban", "wallet", "account", "url", "phone")
 #: Longest id or name (in characters, and in words) a trusted field's leaf may be and still
 #: be one value; a longer leaf is free text.
 MAX_NAME_CHARS: Final = 100
@@ -317,6 +321,11 @@ def normalise(kind: str, value: str) -> str:
         if not _IBAN_VALUE.fullmatch(compact):
             raise Malformed(kind)
         return compact
+    if kind in ("wallet", "account"):
+        key = (wallet_key if kind == "wallet" else account_key)(shown(value))  # case kept
+        if key is None:
+            raise Malformed(kind)
+        return key
     if kind == "url":
         key = _url_key(shown(value))  # case kept: a path compares case-sensitively
         if key is None:
@@ -438,6 +447,10 @@ def _extract(kind: str, text: str, whole: bool = False) -> Iterator[str]:
         yield from (_email_key(m.group().rstrip(".").casefold()) for m in _EMAIL.finditer(text))
     elif kind == "iban":
         yield from _tokens_iban(text)
+    elif kind == "wallet":
+        yield from (key for _, _, key in wallets(text) if key is not None)
+    elif kind == "account":
+        yield from (key for _, key in accounts(text))
     elif kind == "url":
         for m in _URL.finditer(text):
             key = _url_key(m.group())
@@ -465,7 +478,8 @@ def is_value(leaf: str, kind: str | None = None) -> bool:
     A field the app declares trusted vouches for the values it holds (an address, an IBAN,
     a channel name), never for sentences: an outsider can often choose a value's text (a
     channel name, a display name). A leaf is one value when it parses, whole, as a value of
-    the kind: an email address, an IBAN, a URL or a phone number written without spaces
+    the kind: an email address, an IBAN, a wallet address, a domestic account, a URL or a
+    phone number written without spaces
     around other words, a number; or an id or name: at most :data:`MAX_NAME_CHARS`
     characters in at most :data:`MAX_NAME_WORDS` words, with no destination (address,
     URL, IBAN, phone number) inside it and, when it has several words, none that is an
@@ -600,7 +614,8 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     defanged forms refanged, a ``mailto:`` URI's addresses percent-decoded, an address's
     comments beside its ``@`` dropped, case kept).
     Email addresses (a quoted local part and an address literal too); IBANs that pass the
-    mod-97 check; web addresses with a scheme
+    mod-97 check; wallet addresses that pass their check and domestic accounts after the
+    cue word of their bank code (:mod:`.payees`); web addresses with a scheme
     (any host, an IP address too) or protocol-relative (``//host/path``), an opaque
     ``data:``, ``javascript:`` or ``vbscript:`` URL (a special scheme, ``https``, with any
     count of slashes, ``https:/host``, is read as with two), or without one a ``www.``, a host
@@ -612,8 +627,9 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     run of 10 to 15 digits that is a word of its own, or as a letter number
     (``1-800-FRAUD-HELP``, yielded as its keypad digits). A value inside another
     (the digits of an IBAN, the host of an address) is not found again. A text with more
-    IBAN candidates than are checked yields :data:`UNSCANNED` as an IBAN, which no
-    grounding holds.
+    IBAN (or wallet) candidates than are checked yields :data:`UNSCANNED` as an IBAN (or
+    wallet), which no grounding holds; past :data:`MAX_DESTINATIONS` wallets or accounts,
+    the rest of that kind is not read (no call with that many goes through).
     """
     cleaned = revealed(text)
     taken: list[tuple[int, int]] = []
@@ -637,6 +653,21 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
             taken.append(span)
             pos = span[1]
             yield "iban", raw[: valid[-1]]
+    # Past MAX_DESTINATIONS of a kind no call goes through: the rest is not read (each
+    # value read is another span the later kinds are checked against).
+    count = 0
+    for span, raw, key in wallets(cleaned):
+        if key is None:  # more candidates than are checked: fail safe, never grounded
+            yield "wallet", UNSCANNED
+            break
+        if not _overlaps(span, taken) and (count := count + 1) <= MAX_DESTINATIONS + 1:
+            taken.append(span)
+            yield "wallet", raw
+    count = 0
+    for span, _ in accounts(cleaned):
+        if not _overlaps(span, taken) and (count := count + 1) <= MAX_DESTINATIONS + 1:
+            taken.append(span)
+            yield "account", cleaned[span[0] : span[1]]
     for m in _DIAL.finditer(cleaned):
         taken.append(m.span())
         yield "phone", m.group("number")

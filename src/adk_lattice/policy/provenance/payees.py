@@ -1,0 +1,189 @@
+"""Payment destinations that are neither an IBAN nor an address: wallets and domestic accounts.
+
+Two value kinds of :class:`ProvenanceGuard` are read here, each to one comparable key:
+
+- ``wallet``, a cryptocurrency address, only when its own check holds, so a word, a git
+  sha or a hash is not taken: a Bech32 or Bech32m string (BIP 173 / BIP 350: Bitcoin's
+  ``bc1...``, Litecoin's ``ltc1...``, any human-readable part; the checksum, case folded,
+  key in lower case); a Base58Check string of 25 to 35 characters that decodes to a
+  version, a 20-byte hash and its double-SHA-256 checksum (Bitcoin's ``1...`` and
+  ``3...``, Litecoin, Dogecoin, Tron's ``T...``; key as written, the case is the value);
+  an Ethereum-style ``0x`` and exactly 40 hex digits (key in lower case: every casing of
+  one address is that address, so a mixed case that fails EIP-55 is read all the same and
+  grounds only what the same address grounds). A key with no checksum (a Solana key, 32
+  bytes of Base58) is not read: any long word of its alphabet would be one.
+- ``account``, a domestic bank account, when a cue word names its bank code: a UK sort
+  code (``sort code 40-47-84``), a US ABA routing number (``routing``, ``ABA`` or
+  ``RTN`` and nine digits that pass the ABA check), an Australian BSB (``BSB 062-000``)
+  or an Indian IFSC (``IFSC SBIN0001234``), with the account number written just after
+  it (``, account 70872490``) or, with an account cue, just before it. The key is
+  ``<scheme>:<code>:<account>`` (digits only; an IFSC in capitals), or
+  ``<scheme>:<code>`` when no account number is written with the code.
+
+Every pattern is anchored with a look-behind so each run of characters is tried once, and
+the checksum work per text is bounded (:data:`WALLET_CHECKS`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from typing import Final
+
+#: Most wallet candidates checked in one text; past it the text is not read further.
+WALLET_CHECKS: Final = 4_096
+
+_BECH32_CHARSET: Final = "qpzry9x8gf2tvdw0s3jn54khce6mua7l"
+_BECH32_VALUES: Final = {c: i for i, c in enumerate(_BECH32_CHARSET)}
+_BECH32_GENERATOR: Final = (0x3B6A57B2, 0x26508E6D, 0x1EA119FA, 0x3D4233DD, 0x2A1462B3)
+#: The checksum constants of Bech32 (BIP 173) and Bech32m (BIP 350).
+_BECH32_CONSTANTS: Final = (1, 0x2BC830A3)
+#: A Bech32 string: a human-readable part, the separator ``1``, then data and checksum.
+_BECH32: Final = re.compile(
+    r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]{0,15}1[02-9AC-HJ-NP-Zac-hj-np-z]{20,1000}(?![A-Za-z0-9])"
+)
+_BASE58_ALPHABET: Final = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+_BASE58_VALUES: Final = {c: i for i, c in enumerate(_BASE58_ALPHABET)}
+_BASE58: Final = re.compile(r"(?<![A-Za-z0-9])[1-9A-HJ-NP-Za-km-z]{25,35}(?![A-Za-z0-9])")
+#: Decoded lengths of a Base58Check address: a one- or two-byte version, 20 bytes, 4 bytes.
+_BASE58_BYTES: Final = (25, 26)
+_HEX_ADDRESS: Final = re.compile(r"(?<![A-Za-z0-9])0[xX][0-9a-fA-F]{40}(?![A-Za-z0-9])")
+#: A payment URI's scheme (``bitcoin:``, ``ethereum:``) and its parameters, around a wallet.
+_WALLET_URI: Final = re.compile(r"^(?:[a-z][a-z0-9+.\-]{1,20}:)?(?P<address>[^?@/]+)")
+
+
+def _bech32_valid(word: str) -> bool:
+    hrp, _, data = word.lower().rpartition("1")
+    values = [ord(c) >> 5 for c in hrp] + [0] + [ord(c) & 31 for c in hrp]
+    values += [_BECH32_VALUES[c] for c in data]
+    check = 1
+    for value in values:
+        top = check >> 25
+        check = (check & 0x1FFFFFF) << 5 ^ value
+        for i, generator in enumerate(_BECH32_GENERATOR):
+            if (top >> i) & 1:
+                check ^= generator
+    return check in _BECH32_CONSTANTS
+
+
+def _base58check_valid(word: str) -> bool:
+    number = 0
+    for c in word:
+        number = number * 58 + _BASE58_VALUES[c]
+    zeros = len(word) - len(word.lstrip("1"))
+    raw = b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
+    if len(raw) not in _BASE58_BYTES:
+        return False
+    body, check = raw[:-4], raw[-4:]
+    return hashlib.sha256(hashlib.sha256(body).digest()).digest()[:4] == check
+
+
+def wallets(text: str) -> Iterator[tuple[tuple[int, int], str, str | None]]:
+    """The wallet addresses in a text: ``(span, as written, key)``.
+
+    A text with more candidates than :data:`WALLET_CHECKS` yields one last entry whose key
+    is None (not read further; the caller fails safe).
+    """
+    budget = WALLET_CHECKS
+    for m in _HEX_ADDRESS.finditer(text):
+        yield m.span(), m.group(), m.group().lower()
+    for pattern, valid, fold in (
+        (_BECH32, _bech32_valid, True),
+        (_BASE58, _base58check_valid, False),
+    ):
+        for m in pattern.finditer(text):
+            budget -= 1
+            if budget < 0:
+                yield m.span(), m.group(), None
+                return
+            if valid(m.group()):
+                yield m.span(), m.group(), m.group().lower() if fold else m.group()
+
+
+def wallet_key(value: str) -> str | None:
+    """The key of one wallet address (a payment URI's scheme and parameters dropped), or
+    None when the value is no wallet address."""
+    m = _WALLET_URI.match(value.strip())
+    address = m["address"] if m is not None else ""
+    found = [key for span, _, key in wallets(address) if span == (0, len(address))]
+    return found[0] if found else None
+
+
+# -- domestic accounts --------------------------------------------------------------------
+
+_NUMBER_WORD: Final = r"(?:[ \-]?(?:number|num|no|code|#))?\.?"
+#: A bank code after the cue word that names its scheme.
+_CODE: Final = re.compile(
+    r"(?<![\w])(?:"
+    rf"sort[ \-]?code{_NUMBER_WORD}\W{{0,4}}(?P<uk>\d{{2}}[ \-]?\d{{2}}[ \-]?\d{{2}})"
+    rf"|(?:routing|aba|rtn){_NUMBER_WORD}\W{{0,4}}(?P<us>\d{{9}})"
+    rf"|bsb{_NUMBER_WORD}\W{{0,4}}(?P<au>\d{{3}}[ \-]?\d{{3}})"
+    rf"|ifsc{_NUMBER_WORD}\W{{0,4}}(?P<in>[a-z]{{4}}0[a-z0-9]{{6}})"
+    r")(?!\w)",
+    re.IGNORECASE,
+)
+_ACCOUNT_CUE: Final = rf"(?:account|acct|acc|a/c){_NUMBER_WORD}"
+_ACCOUNT_DIGITS: Final = r"(?P<number>\d(?:[ \-]?\d){3,17})(?![\w\-])"
+#: The account number just after the code, its cue word optional.
+_AFTER: Final = re.compile(
+    rf"\W{{0,4}}(?:and\s+)?(?:{_ACCOUNT_CUE}\W{{0,4}})?{_ACCOUNT_DIGITS}", re.IGNORECASE
+)
+#: The account number just before the code, after its cue word.
+_BEFORE: Final = re.compile(
+    rf"(?<!\w){_ACCOUNT_CUE}\W{{0,4}}{_ACCOUNT_DIGITS}\W{{0,6}}(?:and\s+)?(?:the\s+)?$",
+    re.IGNORECASE,
+)
+_BEFORE_WINDOW: Final = 48
+#: Digits an account number of each scheme has.
+_ACCOUNT_LENGTHS: Final = {"uk": (6, 10), "us": (4, 17), "au": (5, 10), "in": (9, 18)}
+#: A declared account argument written without cue words: a sort code or a routing
+#: number, then the account number.
+_BARE: Final = re.compile(
+    r"(?:(?P<uk>\d{2}[ \-]?\d{2}[ \-]?\d{2})|(?P<us>\d{9}))[\s,;/:]+(?P<number>\d{4,17})"
+)
+
+
+def _aba_valid(digits: str) -> bool:
+    """The ABA routing number check: weights 3, 7, 1 sum to a multiple of ten."""
+    return sum(int(d) * (3, 7, 1)[i % 3] for i, d in enumerate(digits)) % 10 == 0
+
+
+def _key(scheme: str, code: str, number: str | None) -> str | None:
+    code = code.upper() if scheme == "in" else re.sub(r"\D", "", code)
+    if scheme == "us" and not _aba_valid(code):
+        return None
+    low, high = _ACCOUNT_LENGTHS[scheme]
+    digits = re.sub(r"\D", "", number or "")
+    return f"{scheme}:{code}:{digits}" if low <= len(digits) <= high else f"{scheme}:{code}"
+
+
+def accounts(text: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """The domestic accounts in a text: ``(span, key)``, the span over the code and the
+    account number written with it."""
+    for m in _CODE.finditer(text):
+        scheme = next(s for s in ("uk", "us", "au", "in") if m[s] is not None)
+        start, end = m.span()
+        after = _AFTER.match(text, end)
+        before = _BEFORE.search(text[max(0, start - _BEFORE_WINDOW) : start])
+        number = None
+        if after is not None:
+            number, end = after["number"], after.end()
+        elif before is not None:
+            number, start = before["number"], start - len(before.group())
+        key = _key(scheme, m[scheme], number)
+        if key is not None:
+            yield (start, end), key
+
+
+def account_key(value: str) -> str | None:
+    """The key of one domestic account written with its cue words, or (a declared
+    argument) as a sort code or routing number followed by the account number."""
+    for _, key in accounts(value):
+        return key
+    m = _BARE.fullmatch(value.strip())
+    if m is None:
+        return None
+    scheme = "uk" if m["uk"] is not None else "us"
+    bare = _key(scheme, m[scheme], m["number"])
+    return bare if bare is not None and bare.count(":") == 2 else None
