@@ -77,7 +77,7 @@ def test_a_digit_run_of_ten_to_fifteen_digits_is_a_phone_number(run: str) -> Non
 )
 def test_a_digit_run_inside_an_id_or_of_other_length_is_not(text: str) -> None:
     """Digits glued to an id, a 16-digit run and a 9-digit run are no phone numbers."""
-    assert list(destinations(text)) == []
+    assert [kind for kind, _ in destinations(text) if kind == "phone"] == []
 
 
 def test_a_letter_number_is_read_as_it_is_dialled() -> None:

@@ -18,7 +18,14 @@ Two value kinds of :class:`ProvenanceGuard` are read here, each to one comparabl
   or an Indian IFSC (``IFSC SBIN0001234``), with the account number written just after
   it (``, account 70872490``) or, with an account cue, just before it. The key is
   ``<scheme>:<code>:<account>`` (digits only; an IFSC in capitals), or
-  ``<scheme>:<code>`` when no account number is written with the code.
+  ``<scheme>:<code>`` when no account number is written with the code. A payment card
+  number is one too, with no cue word: 13 to 19 digits in groups of four (a hyphen or a
+  space between them), in groups of 4, 6 and 4 or 5 (American Express, Diners), or one
+  run of 16 to 19 digits (a shorter run is read as a phone number), that passes the Luhn
+  check and starts with the prefix of a card scheme (Visa, Mastercard, American Express,
+  Discover, JCB, Diners, UnionPay, Maestro, Mir). Its key is ``card:<digits>``: only the
+  same number written in trusted text grounds it (a 16-digit order number that fails the
+  check is no card).
 
 Every pattern is anchored with a look-behind so each run of characters is tried once, and
 the checksum work per text is bounded (:data:`WALLET_CHECKS`).
@@ -158,9 +165,42 @@ def _key(scheme: str, code: str, number: str | None) -> str | None:
     return f"{scheme}:{code}:{digits}" if low <= len(digits) <= high else f"{scheme}:{code}"
 
 
+#: A payment card number as written: groups of four, groups of 4-6-5 (or 4-6-4), one run.
+_CARD: Final = re.compile(
+    r"(?<![\w+\-.,/])(?:"
+    r"\d{4}(?P<sep>[ \-])\d{4}(?:(?P=sep)\d{4}){1,2}(?:(?P=sep)\d{1,3})?"
+    r"|\d{4}(?P<sep6>[ \-])\d{6}(?P=sep6)\d{4,5}"
+    r"|\d{16,19}"
+    r")(?![\w]|[\-.,/]\d)"
+)
+#: The leading digits of each card scheme's numbers (ISO/IEC 7812 issuer prefixes).
+_CARD_PREFIXES: Final = re.compile(
+    r"4|5[1-5]|2(?:22[1-9]|2[3-9]\d|[3-6]\d\d|7[01]\d|720)|3[47]|6011|64[4-9]|65"
+    r"|35(?:2[89]|[3-8]\d)|36|30[0-5]|3[89]|62|5[0678]|6304|67|220[0-4]"
+)
+
+
+def _luhn_valid(digits: str) -> bool:
+    """The Luhn check of a card number: every second digit from the right doubled."""
+    total = 0
+    for i, d in enumerate(reversed(digits)):
+        n = int(d) * (2 if i % 2 else 1)
+        total += n - 9 if n > 9 else n
+    return total % 10 == 0
+
+
+def cards(text: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """The payment card numbers in a text: ``(span, key)``, key ``card:<digits>``."""
+    for m in _CARD.finditer(text):
+        digits = re.sub(r"\D", "", m.group())
+        if 13 <= len(digits) <= 19 and _CARD_PREFIXES.match(digits) and _luhn_valid(digits):
+            yield m.span(), f"card:{digits}"
+
+
 def accounts(text: str) -> Iterator[tuple[tuple[int, int], str]]:
-    """The domestic accounts in a text: ``(span, key)``, the span over the code and the
-    account number written with it."""
+    """The domestic accounts and payment cards in a text: ``(span, key)``, the span over
+    the code and the account number written with it, or over the card number."""
+    yield from cards(text)
     for m in _CODE.finditer(text):
         scheme = next(s for s in ("uk", "us", "au", "in") if m[s] is not None)
         start, end = m.span()

@@ -59,10 +59,13 @@ MAX_CONTENT_CHARS: Final = 100_000
 MAX_DESTINATIONS: Final = 64
 
 #: An e-mail address: a dot-atom or quoted local part (``"billing"@host``, RFC 5322), at a
-#: dotted domain or an address literal (``desk@[203.0.113.9]``, ``x@[IPv6:2001:db8::1]``).
+#: dotted domain or an address literal (``desk@[203.0.113.9]``, ``x@[IPv6:2001:db8::1]``),
+#: or at a handle of letters alone: a UPI virtual payment address (``name@okaxis``,
+#: ``desk@ybl``) and a mailbox on a dotless host (``root@localhost``) are destinations too.
 _EMAIL_FORM: Final = (
     r"(?:[\w.%+\-]{1,64}|\"[^\"\\\r\n]{1,64}\")"
-    r"@(?:[\w\-]+(?:\.[\w\-]+)+|\[(?:ipv6:)?[0-9a-f:.]{2,45}\])"
+    r"@(?:[\w\-]+(?:\.[\w\-]+)+|\[(?:ipv6:)?[0-9a-f:.]{2,45}\]"
+    r"|[a-z]{2,64}(?![\w\-@]|\.[\w\-]))"
 )
 _EMAIL: Final = re.compile(r"(?<![\w.%+\-])" + _EMAIL_FORM, re.IGNORECASE)
 _EMAIL_VALUE: Final = re.compile(_EMAIL_FORM, re.IGNORECASE)
@@ -118,6 +121,14 @@ _DIAL: Final = re.compile(
     r"(?P<number>\+?[\d().\-]{0,40}\d)",
     re.IGNORECASE,
 )
+#: An SMS short code: 4 to 6 digits after a texting cue (``text YES to 84444``, ``SMS STOP
+#: to 60123``, ``reply PIN to 8080``), at most one keyword between the cue and ``to``.
+_SHORT_CODE: Final = re.compile(
+    r"(?<!\w)(?:text|txt|sms|send|reply|message|msg)(?:\s+[\"'\u201c]?[\w\-]{1,24}[\"'\u201d]?)?"
+    r"\s+to\s+(?P<number>\d{4,6})(?![\w\-]|[.,]\d)",
+    re.IGNORECASE,
+)
+_SHORT_CODE_VALUE: Final = re.compile(r"\d{4,6}")
 #: A letter number (``1-800-FRAUD-HELP``, ``(800) FLOWERS``): an optional ``1``, a
 #: three-digit area code, then groups of capitals and digits with a letter run of three.
 _VANITY: Final = re.compile(
@@ -341,6 +352,8 @@ def normalise(kind: str, value: str) -> str:
         if letters is not None and sum(c.isalnum() for c in letters["line"]) >= _VANITY_MIN:
             text = letters.group().translate(_KEYPAD)  # a letter number, as it is dialled
         key = _phone_key(text)
+        if key is None and _SHORT_CODE_VALUE.fullmatch(text):
+            key = text  # a short code: only the same digits after a texting cue ground it
         if key is None:
             raise Malformed(kind)
         return key
@@ -467,6 +480,7 @@ def _extract(kind: str, text: str, whole: bool = False) -> Iterator[str]:
             key = _phone_key(m.group())
             if key is not None:
                 yield key
+        yield from (m["number"] for m in _SHORT_CODE.finditer(text))
     elif kind == "id":
         yield from _tokens_id(text, typed=not whole)
 
@@ -671,6 +685,10 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     for m in _DIAL.finditer(cleaned):
         taken.append(m.span())
         yield "phone", m.group("number")
+    for m in _SHORT_CODE.finditer(cleaned):
+        if not _overlaps(m.span("number"), taken):
+            taken.append(m.span("number"))
+            yield "phone", m["number"]
     for m in _URL.finditer(cleaned):
         raw = m.group()
         if _overlaps(m.span(), taken):
