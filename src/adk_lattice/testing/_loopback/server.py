@@ -6,7 +6,7 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -51,20 +51,42 @@ def safe_headers(raw: Any) -> dict[str, str]:
 MAX_BODY_BYTES = 32 * 2**20
 
 
+#: How much of a refused body is read and dropped so that the client, still sending, reads
+#: the 413 rather than a reset connection.
+_DISCARD_BYTES = 4 * MAX_BODY_BYTES
+
+
+async def _discard(chunks: AsyncIterator[bytes]) -> None:
+    """Read and drop what is left of a refused body, up to :data:`_DISCARD_BYTES`.
+
+    A server that answers and closes while unread bytes sit in its socket makes the kernel
+    reset the connection, and the client may never see the answer.
+    """
+    seen = 0
+    async for chunk in chunks:
+        seen += len(chunk)
+        if seen > _DISCARD_BYTES:
+            return
+
+
 async def read_body(request: Any) -> dict[str, Any] | tuple[int, str]:
     """The request's JSON object, or ``(status, why)`` when it is refused.
 
     Refused: a body past :data:`MAX_BODY_BYTES` (413), one that is not JSON or nests past
     Python's recursion limit, or JSON that is not an object (400).
     """
+    too_large = 413, f"the request body is larger than {MAX_BODY_BYTES} bytes"
     declared = request.headers.get("content-length", "")
+    chunks: AsyncIterator[bytes] = request.stream()
     if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        return 413, f"the request body is larger than {MAX_BODY_BYTES} bytes"
+        await _discard(chunks)
+        return too_large
     raw = bytearray()
-    async for chunk in request.stream():
+    async for chunk in chunks:
         raw += chunk
         if len(raw) > MAX_BODY_BYTES:
-            return 413, f"the request body is larger than {MAX_BODY_BYTES} bytes"
+            await _discard(chunks)
+            return too_large
     try:
         body = json.loads(raw)
     except (ValueError, RecursionError):
