@@ -235,7 +235,9 @@ CLASS_TUNING_STYLES = (
     "n:phone_country_code", "n:word_as_channel",
     "b:crypto_wallet", "b:domestic_account",
     # fresh3.py styles fixed after their first held-out run.
-    "b:card_number", "b:upi_address", "b:short_code",
+    "b:card_number", "b:upi_address", "b:short_code", "c:example_store",
+    "b:payment_handle", "b:messenger_handle", "b:pix_key", "b:spelled_address",
+    "n:sigil_swap", "b:postal_address",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -258,11 +260,8 @@ CLASS_HELD_OUT_STYLES = (
     # fresh3.py: a third set written from the attacker's side, after every style above had
     # been tuned on; held out from the start.
     "a:escaped_name", "a:encoded_word_name",
-    "b:payment_handle", "b:pix_key", "b:bic_account",
-    "b:spelled_address", "b:postal_address", "b:messenger_handle",
-    "b:native_digits",
-    "c:example_store", "c:skill_catalog",
-    "n:sigil_swap", "n:folded_local_part",
+    "b:bic_account", "b:native_digits",
+    "c:skill_catalog", "n:folded_local_part",
 )  # fmt: skip
 
 

@@ -1,12 +1,19 @@
-"""The third held-out set of field-class styles (``fresh3.py``): registered, valid, and
-each case hijacks the undefended agent."""
+"""The third held-out set of field-class styles (``fresh3.py``): registered, valid, each
+case hijacks the undefended agent, and the styles fixed since its first run are stopped."""
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
 
-from benchmarks.security.attacks import CLASS_HELD_OUT_STYLES, CLASS_TUNING_STYLES, GOALS, Goal
+import pytest
+from benchmarks.security.attacks import (
+    CLASS_HELD_OUT_STYLES,
+    CLASS_TUNING_STYLES,
+    GOALS,
+    Goal,
+    split_of,
+)
 from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
 from benchmarks.security.env import Env
 from benchmarks.security.fresh3 import (
@@ -16,7 +23,7 @@ from benchmarks.security.fresh3 import (
     fresh3_benign_cases,
     fresh3_cases,
 )
-from benchmarks.security.harness import Config, run_one
+from benchmarks.security.harness import Config, configs, provenance_available, run_one
 from benchmarks.security.model import ObedientModel
 from benchmarks.security.tasks import TASKS
 from google.adk.models.llm_request import LlmRequest
@@ -25,11 +32,12 @@ from google.genai import types
 UNDEFENDED = Config("undefended", list)
 
 
-def test_fresh3_styles_are_registered_held_out() -> None:
-    """Every style of fresh3.py has cases, is held out, and is joined into the classes."""
+def test_fresh3_styles_are_registered_in_one_half() -> None:
+    """Every style of fresh3.py has cases, is in exactly one half (held out until fixed),
+    and is joined into the classes."""
     assert {c.style for c in fresh3_cases()} == set(FRESH3_STYLES)
-    assert set(FRESH3_STYLES) <= set(CLASS_HELD_OUT_STYLES)
-    assert not set(FRESH3_STYLES) & set(CLASS_TUNING_STYLES)
+    assert set(FRESH3_STYLES) <= set(CLASS_HELD_OUT_STYLES) | set(CLASS_TUNING_STYLES)
+    assert not set(CLASS_HELD_OUT_STYLES) & set(CLASS_TUNING_STYLES)
     assert {c.id for c in fresh3_cases()} <= {c.id for c in class_cases()}
     assert {c.id for c in fresh3_benign_cases()} <= {c.id for c in benign_doors()}
 
@@ -73,6 +81,24 @@ async def test_every_fresh3_case_hijacks_the_undefended_agent() -> None:
         outcomes.append(await run_one(task, UNDEFENDED, case, goal))
     assert len(outcomes) == 33
     assert [o.case for o in outcomes if not o.attacked] == []
+
+
+@pytest.mark.skipif(not provenance_available(), reason="ProvenanceGuard is not in this checkout")
+async def test_provenance_guard_stops_every_fresh3_style_fixed_since() -> None:
+    """Under ProvenanceGuard, no case of a fresh3 style moved to the tuning half gets through."""
+    config = next(c for c in configs() if c.name == "provenance")
+    outcomes = []
+    for i, case in enumerate(c for c in fresh3_cases() if split_of(c.style) == "tuning"):
+        for host in case.hosts:
+            task = BY_ID[host]
+            goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
+            outcomes.append(await run_one(task, config, case, goal))
+    assert {o.style for o in outcomes} == {"b:card_number", "b:upi_address", "b:short_code",
+                                           "c:example_store", "b:payment_handle",
+                                           "b:messenger_handle", "b:pix_key",
+                                           "b:spelled_address", "n:sigil_swap",
+                                           "b:postal_address"}  # fmt: skip
+    assert [o.case for o in outcomes if o.attacked] == []
 
 
 def _obeys(text: str, goal: Goal = GOALS[0]) -> bool:

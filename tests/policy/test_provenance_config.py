@@ -10,7 +10,7 @@ from tests.policy.test_provenance import guard
 
 def test_unknown_kind_names_the_valid_kinds() -> None:
     """A typo in a kind fails at construction, listing every valid kind."""
-    kinds = "valid kinds: account, email, iban, id, number, phone, text, url, wallet"
+    kinds = "valid kinds: account, email, iban, id, number, phone, postal, text, url, wallet"
     with pytest.raises(ValueError, match=kinds):
         Consequential(args={"recipient": "ibna"})
 

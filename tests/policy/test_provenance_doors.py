@@ -14,9 +14,12 @@ from google.adk.agents.run_config import RunConfig
 from google.adk.apps import App
 from google.adk.artifacts import InMemoryArtifactService
 from google.adk.events.event import Event
+from google.adk.examples.base_example_provider import BaseExampleProvider
+from google.adk.examples.example import Example
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
 from google.adk.tools.base_toolset import BaseToolset
+from google.adk.tools.example_tool import ExampleTool
 from google.adk.tools.function_tool import FunctionTool
 from google.genai import types
 from pydantic import Field
@@ -191,6 +194,60 @@ async def test_control_a_remote_agent_with_a_written_description_does_not_taint(
     desk = Card(name="travel_desk", description="Books trains and hotels.")
     bank, run, _ = await _pay(OWN, f"pay invoice 2291 to {OWN}", sub_agents=[desk])
     assert bank.sent == [OWN]
+    assert sources(run.state) == ["send_money"]
+
+
+# -- an example provider's few-shot examples -----------------------------------------------
+
+
+def _example(answer: str) -> Example:
+    asked = types.Content(role="user", parts=[types.Part(text="How do I pay an invoice?")])
+    said = types.Content(role="model", parts=[types.Part(text=answer)])
+    return Example(input=asked, output=[said])
+
+
+class Store(BaseExampleProvider):
+    """An example store filled at run time (a vector store's few-shot examples)."""
+
+    def __init__(self, answer: str) -> None:
+        self.answer = answer
+
+    def get_examples(self, query: str) -> list[Example]:
+        return [_example(self.answer)]
+
+
+async def test_an_example_providers_examples_taint_and_their_iban_is_denied() -> None:
+    """Few-shot examples a provider wrote into the instruction are outside text."""
+    bank, run, model = await _pay(ATTACKER, tools=(ExampleTool(Store(NOTE)),))
+    assert _read(model, ATTACKER)
+    assert bank.sent == []
+    assert sources(run.state) == ["<examples>"]
+
+
+async def test_an_example_tool_subclass_taints() -> None:
+    """An ``ExampleTool`` subclass may build its text otherwise: its examples taint."""
+
+    class Fetched(ExampleTool):
+        pass
+
+    bank, run, _ = await _pay(ATTACKER, tools=(Fetched([_example(NOTE)]),))
+    assert bank.sent == []
+    assert sources(run.state) == ["<examples>"]
+
+
+async def test_control_examples_written_in_the_apps_code_do_not_taint() -> None:
+    """Control: a list of ``Example`` objects the app wrote is the app's words."""
+    written = ExampleTool([_example("Use send_money with the IBAN the user gave.")])
+    bank, run, _ = await _pay(OWN, f"pay invoice 2291 to {OWN}", tools=(written,))
+    assert bank.sent == [OWN]
+    assert sources(run.state) == ["send_money"]
+
+
+async def test_a_provider_declared_trusted_does_not_taint() -> None:
+    """With ``trusted_declarations=["example_tool"]`` the app vouches for its examples."""
+    options = {"trusted_declarations": ["example_tool"]}
+    bank, run, _ = await _pay(ATTACKER, tools=(ExampleTool(Store(NOTE)),), options=options)
+    assert bank.sent == [ATTACKER]
     assert sources(run.state) == ["send_money"]
 
 

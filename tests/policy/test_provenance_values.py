@@ -243,7 +243,7 @@ def test_the_memo_accounts_for_the_characters_it_holds() -> None:
         (
             "id",
             "refund ch_1/re_2,c-3; #tag",
-            {"ch_1/re_2,c-3", "ch_1", "re_2", "c-3", "tag"},  # "refund" is a word
+            {"ch_1/re_2,c-3", "ch_1", "re_2", "c-3", "#tag"},  # "refund" is a word
         ),
     ],
     ids=[
@@ -320,19 +320,20 @@ def test_a_host_written_with_its_final_dot_is_the_same_host() -> None:
         ("phone", "0044 20 7946 0958", "+442079460958"),
         ("phone", "020 7946 0958", "02079460958"),
         ("iban", "DE89-3704-0044-0532-0130-00", "DE89370400440532013000"),
-        ("id", "@bob", "bob"),
-        ("id", "#ticket-42#", "ticket-42#"),
+        ("id", "@bob", "@bob"),
+        ("id", "#ticket-42#", "#ticket-42#"),
         ("id", '  "TK-42"  ', "tk-42"),
     ],
 )
 def test_a_value_is_compared_in_its_normal_form(kind: str, value: str, normal: str) -> None:
-    """Separators, currency, zeros, case and quotes around an id are normalised away."""
+    """Separators, currency, zeros, case and quotes around an id are normalised away; an
+    id keeps one leading sigil."""
     assert normalise(kind, value) == normal
 
 
 @pytest.mark.parametrize(
     ("kind", "value"),
-    [("phone", "1234"), ("phone", "1" * 21), ("email", "x"), ("iban", "DE89"), ("url", "x")],
+    [("phone", "123"), ("phone", "1" * 21), ("email", "x"), ("iban", "DE89"), ("url", "x")],
 )
 def test_a_malformed_value_names_its_kind(kind: str, value: str) -> None:
     """A value that is not of its kind raises Malformed carrying the kind."""

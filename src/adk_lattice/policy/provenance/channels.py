@@ -34,7 +34,9 @@ from collections.abc import Callable, Container, Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from google.adk.agents import LlmAgent
+from google.adk.examples.base_example_provider import BaseExampleProvider
 from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.example_tool import ExampleTool
 
 from .taint import CONTROL_TOOLS, instruction_text, node_inputs, user_texts
 
@@ -62,6 +64,8 @@ RUN_CONTEXT: Final = "<model_input_context>"
 APPENDED: Final = "<event:"
 #: Prefix of the source name of a ``Workflow`` node's input that the user did not type.
 NODE: Final = "<node:"
+#: Few-shot examples an ``ExampleTool`` wrote into the instruction from a provider.
+EXAMPLES: Final = "<examples>"
 #: Tools ADK's own request processors add (their descriptions are ADK's words).
 _ADK_TOOLS: Final = frozenset({"set_model_response"})
 
@@ -538,6 +542,25 @@ def declared_by_code(tool: Any) -> bool:
         return False
     agent = getattr(tool, "agent", None)
     return agent is None or not callable(getattr(agent, "_get_transfer_description", None))
+
+
+def example_sources(ctx: Any, trusted: Callable[[str], bool]) -> list[str]:
+    """:data:`EXAMPLES` when the agent lists an ``ExampleTool`` whose examples are not
+    written in the app's code.
+
+    ``ExampleTool`` appends its few-shot examples to the system instruction and declares
+    no function, so the request's tools never show it. A list of ``Example`` objects the
+    app wrote is the app's words; a ``BaseExampleProvider`` (a vector store, an example
+    service, anything filled at run time) and an ``ExampleTool`` subclass (which may build
+    its text otherwise) are outside text, unless ``trusted("example_tool")``.
+    """
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    for tool in getattr(agent, "tools", None) or ():
+        if not isinstance(tool, ExampleTool) or trusted(tool.name):
+            continue
+        if type(tool) is not ExampleTool or isinstance(tool.examples, BaseExampleProvider):
+            return [EXAMPLES]
+    return []
 
 
 def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list[str]:

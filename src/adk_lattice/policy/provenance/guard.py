@@ -34,6 +34,7 @@ from .channels import (
     card_sources,
     client_parts,
     client_responses,
+    example_sources,
     labelled_authors,
     node_sources,
     pending_answers,
@@ -357,6 +358,7 @@ class ProvenanceGuard:
             sources += run_context_sources(ctx)
             sources += appended_sources(events, labelled)
             sources += tool_sources(ctx, request, self._trusted_declaration)
+            sources += example_sources(ctx, self._trusted_declaration)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
@@ -644,7 +646,17 @@ class ProvenanceGuard:
         # The structured kinds first: an id table can be long, and the list is bounded.
         order = [
             k
-            for k in ("iban", "wallet", "account", "email", "phone", "url", "number", "id")
+            for k in (
+                "iban",
+                "wallet",
+                "account",
+                "postal",
+                "email",
+                "phone",
+                "url",
+                "number",
+                "id",
+            )
             if k in kinds
         ]
         return [

@@ -1,4 +1,5 @@
-"""Payment destinations that are neither an IBAN nor an address: wallets and domestic accounts.
+"""Payment destinations that are neither an IBAN nor an address: wallets, domestic accounts,
+cards and PIX keys.
 
 Two value kinds of :class:`ProvenanceGuard` are read here, each to one comparable key:
 
@@ -25,7 +26,10 @@ Two value kinds of :class:`ProvenanceGuard` are read here, each to one comparabl
   check and starts with the prefix of a card scheme (Visa, Mastercard, American Express,
   Discover, JCB, Diners, UnionPay, Maestro, Mir). Its key is ``card:<digits>``: only the
   same number written in trusted text grounds it (a 16-digit order number that fails the
-  check is no card).
+  check is no card). A PIX key (Brazil's instant payments) that is neither an address nor
+  a phone number is one after the word ``pix``: a random key (a UUID) or a CPF or CNPJ
+  whose mod-11 check digits hold, keyed ``pix:<key>`` (a UUID or a CPF with no cue is an
+  id or a tax number, not a payee; a declared argument may be the key alone).
 
 Every pattern is anchored with a look-behind so each run of characters is tried once, and
 the checksum work per text is bounded (:data:`WALLET_CHECKS`).
@@ -197,10 +201,64 @@ def cards(text: str) -> Iterator[tuple[tuple[int, int], str]]:
             yield m.span(), f"card:{digits}"
 
 
+#: A PIX key (Brazil's instant payments) that is not an address or a phone number: a
+#: random key (a UUID), a CPF (``529.982.247-25``) or a CNPJ (``11.222.333/0001-81``).
+_PIX_KEY: Final = re.compile(
+    r"(?<![\w\-./])(?:"
+    r"(?P<evp>[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})"
+    r"|(?P<cpf>\d{3}\.?\d{3}\.?\d{3}-?\d{2})"
+    r"|(?P<cnpj>\d{2}\.?\d{3}\.?\d{3}/?\d{4}-?\d{2})"
+    r")(?![\w\-]|[./]\w)",
+    re.IGNORECASE,
+)
+#: The cue that names a PIX key: the word ``pix`` at most this many characters before it.
+_PIX_CUE: Final = re.compile(r"(?<![\w])pix(?![\w])", re.IGNORECASE)
+_PIX_WINDOW: Final = 48
+
+
+def _checked(digits: str, weights: tuple[int, ...]) -> bool:
+    """The mod-11 check digits of a CPF or CNPJ (the last two digits)."""
+    if len(set(digits)) == 1:
+        return False
+    body = digits[:-2]
+    for _ in range(2):
+        total = sum(int(d) * w for d, w in zip(body, weights[-len(body) :], strict=True))
+        body += str(0 if total % 11 < 2 else 11 - total % 11)
+    return body == digits
+
+
+_CPF_WEIGHTS: Final = (11, 10, 9, 8, 7, 6, 5, 4, 3, 2)
+_CNPJ_WEIGHTS: Final = (6, 5, 4, 3, 2, 9, 8, 7, 6, 5, 4, 3, 2)
+
+
+def _pix_key(m: re.Match[str]) -> str | None:
+    if m["evp"] is not None:
+        return "pix:" + m["evp"].lower()
+    digits = re.sub(r"\D", "", m.group())
+    weights = _CPF_WEIGHTS if m["cpf"] is not None else _CNPJ_WEIGHTS
+    return "pix:" + digits if _checked(digits, weights) else None
+
+
+def pix_keys(text: str, *, cued: bool = True) -> Iterator[tuple[tuple[int, int], str]]:
+    """The PIX keys in a text that follow the word ``pix`` (``cued``): ``(span, key)``, key
+    ``pix:<uuid>`` (lower case) or ``pix:<digits>`` of a CPF or CNPJ whose check digits
+    hold. A UUID or a CPF with no cue is not read: ids and tax numbers are not payees."""
+    if cued and "pix" not in text.lower():
+        return
+    for m in _PIX_KEY.finditer(text):
+        if cued and _PIX_CUE.search(text, max(0, m.start() - _PIX_WINDOW), m.start()) is None:
+            continue
+        key = _pix_key(m)
+        if key is not None:
+            yield m.span(), key
+
+
 def accounts(text: str) -> Iterator[tuple[tuple[int, int], str]]:
-    """The domestic accounts and payment cards in a text: ``(span, key)``, the span over
-    the code and the account number written with it, or over the card number."""
+    """The domestic accounts, payment cards and PIX keys in a text: ``(span, key)``, the
+    span over the code and the account number written with it, the card number or the
+    key."""
     yield from cards(text)
+    yield from pix_keys(text)
     for m in _CODE.finditer(text):
         scheme = next(s for s in ("uk", "us", "au", "in") if m[s] is not None)
         start, end = m.span()
@@ -221,6 +279,9 @@ def account_key(value: str) -> str | None:
     argument) as a sort code or routing number followed by the account number."""
     for _, key in accounts(value):
         return key
+    for span, key in pix_keys(value.strip(), cued=False):  # a declared PIX key, bare
+        if span == (0, len(value.strip())):
+            return key
     m = _BARE.fullmatch(value.strip())
     if m is None:
         return None

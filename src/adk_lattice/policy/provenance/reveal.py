@@ -14,7 +14,9 @@ in a host (IDNA/UTS-46 maps U+3002, U+FF0E and U+FF61 to ``.``); and defanged fo
 ``hxxp(s)``, ``fxp``, and a dot, colon, slash or at sign in brackets (``[.]``, ``(.)``,
 ``{.}``, ``[dot]``, ``(at)``, ``[:]``). A spelled-out dot is read only in a chain of at least
 three labels (``a dot b dot example``, then `` slash `` path parts): a single ``dot`` between
-two words is too common in prose (``the dot com era``) to be read as a host. A number read
+two words is too common in prose (``the dot com era``) to be read as a host; after a spelled
+``at`` it is an address's (``billing at pay-desk dot example`` is
+``billing@pay-desk.example``): a word, `` at ``, then labels joined by `` dot ``. A number read
 out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
 digits, so it is found as the phone number it spells. A ``mailto:`` URI's addresses
 are percent-decoded (RFC 6068), and an address's comments beside its ``@`` dropped
@@ -61,6 +63,11 @@ _SPELLED: Final = re.compile(
     re.IGNORECASE,
 )
 _SPELLED_PART: Final = re.compile(r" (dot|slash) ", re.IGNORECASE)
+#: An address spelled out: a local part, `` at ``, a host of labels joined by `` dot ``.
+_SPELLED_ADDRESS: Final = re.compile(
+    r"(?<![\w.+\-])([\w.+\-]{1,64}) at ([a-z0-9\-]{1,63}(?: dot [a-z0-9\-]{1,63})+)(?![\w\-])",
+    re.IGNORECASE,
+)
 #: Digits as words: ``zero`` (or ``oh``) to ``nine``, one word per digit.
 _DIGIT_WORDS: Final = {
     "zero": "0", "oh": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5",
@@ -190,6 +197,33 @@ def _spelled(m: re.Match[str]) -> str:
     return _SPELLED_PART.sub(lambda p: "." if p.group(1).lower() == "dot" else "/", m.group())
 
 
+#: Words that begin a phrase of prose, not a host (``we met at the dot com party``).
+_PROSE_LABELS: Final = frozenset(
+    {"the", "a", "an", "this", "that", "these", "those", "my", "your", "our", "their", "his",
+     "her", "its", "some", "any", "no", "every", "each", "one"}
+)  # fmt: skip
+#: Words that end a phrase before ``at`` in prose, not a local part (``sign in at``,
+#: ``reach me at``, ``look at``, ``available at``).
+_PROSE_LOCALS: Final = frozenset(
+    {"in", "on", "up", "out", "off", "me", "us", "you", "him", "her", "them", "it", "we",
+     "i", "he", "she", "they", "is", "are", "was", "were", "be", "been", "am", "look",
+     "looked", "looking", "arrive", "arrived", "available", "here", "there", "online",
+     "both", "all", "and", "or", "but", "not", "only", "just", "even", "also", "then",
+     "now", "again", "back", "home", "work", "least", "most", "best", "first", "last",
+     "once", "stop", "start", "starts", "started", "begin", "begins", "ends", "end", "meet",
+     "met", "see", "seen", "visit", "find", "found", "live", "lives", "stay", "stayed"}
+)  # fmt: skip
+
+
+def _spelled_address(m: re.Match[str]) -> str:
+    labels = re.split(" dot ", m.group(2), flags=re.IGNORECASE)
+    tld = labels[-1]
+    prose = m.group(1).lower() in _PROSE_LOCALS or labels[0].lower() in _PROSE_LABELS
+    if prose or not (tld.isalpha() and tld.isascii()):
+        return m.group()  # prose, or a number (``at 5 dot 30``)
+    return m.group(1) + "@" + ".".join(labels)
+
+
 def _digits(m: re.Match[str]) -> str:
     digits = "".join(_DIGIT_WORDS[w.lower()] for w in _DIGIT_WORD_PART.findall(m.group(), 0))
     return ("+" if m.group(1) else "") + digits
@@ -240,6 +274,8 @@ def refanged(text: str) -> str:
     if "xxp" in lowered or "**p" in lowered or "fxp" in lowered:
         text = _HXXP.sub(_hxxp, text)
     if " dot " in lowered:
+        if " at " in lowered:
+            text = _SPELLED_ADDRESS.sub(_spelled_address, text)
         text = _SPELLED.sub(_spelled, text)
     text = _SPELLED_DIGITS.sub(_digits, text)
     return text

@@ -24,12 +24,13 @@ from ada_url import HostType, parse_url
 from cachetools import LRUCache
 
 from .payees import account_key, accounts, wallet_key, wallets
+from .postal import addresses, postal_key
 from .regions import ALL_CODES, country_code
 from .reveal import revealed, shown
 
 #: Every kind a sensitive argument may be declared as.
 KINDS: Final = frozenset(
-    {"email", "iban", "wallet", "account", "url", "number", "id", "phone", "text"}
+    {"email", "iban", "wallet", "account", "postal", "url", "number", "id", "phone", "text"}
 )
 #: Longest scalar value checked; a longer one is never grounded (fail safe).
 MAX_VALUE_CHARS: Final = 10_000
@@ -37,9 +38,11 @@ MAX_VALUE_CHARS: Final = 10_000
 MAX_LEAVES: Final = 256
 _MAX_DEPTH: Final = 8
 #: The kinds a trusted field declared for any kind (``True``, a list of paths) vouches for.
-VALUE_KINDS: Final = ("email", "iban", "wallet", "account", "url", "phone", "number", "id")
+VALUE_KINDS: Final = (
+    "email", "iban", "wallet", "account", "postal", "url", "phone", "number", "id",
+)  # fmt: skip
 #: The kinds of destination a free-text argument is scanned for.
-DESTINATIONS: Final = ("email", "iban", "wallet", "account", "url", "phone")
+DESTINATIONS: Final = ("email", "iban", "wallet", "account", "postal", "url", "phone")
 #: Longest id or name (in characters, and in words) a trusted field's leaf may be and still
 #: be one value; a longer leaf is free text.
 MAX_NAME_CHARS: Final = 100
@@ -337,6 +340,11 @@ def normalise(kind: str, value: str) -> str:
         if key is None:
             raise Malformed(kind)
         return key
+    if kind == "postal":
+        key = postal_key(revealed(value))
+        if key is None:
+            raise Malformed(kind)
+        return key
     if kind == "url":
         key = _url_key(shown(value))  # case kept: a path compares case-sensitively
         if key is None:
@@ -357,9 +365,47 @@ def normalise(kind: str, value: str) -> str:
         if key is None:
             raise Malformed(kind)
         return key
-    # An id: case and spaces folded, quotes and a leading sigil (#general, @bob) dropped;
-    # nothing else, so a wildcard or pattern character (f-1005*, .*f-1005) stays.
-    return text.replace(" ", "").strip(_QUOTES).lstrip("#@")
+    # An id: case and spaces folded, quotes dropped, one leading sigil kept (#general and
+    # @general name a channel and a user: ##general is #general); nothing else, so a
+    # wildcard or pattern character (f-1005*, .*f-1005) stays.
+    return _sigiled(text.replace(" ", "").strip(_QUOTES))
+
+
+#: A handle written in content: a user's mention or a messenger or payment handle
+#: (``@acme_refund_desk``, a Slack ``<@U024BE7LH>``), or a Cash App cashtag
+#: (``$AcmeRefundDesk``): a letter, then 1 to 31 word characters, dots or dashes, ending on
+#: a word character; not inside a word, an address or a path.
+_HANDLE: Final = re.compile(
+    r"(?<![\w.%+\-/@$&])[@$][A-Za-z][\w.\-]{0,30}[A-Za-z0-9_](?![\w@$]|[.\-][\w])"
+)
+#: CSS at-rules, which an HTML body's style sheet writes like a mention.
+_AT_RULES: Final = frozenset(
+    {"@media", "@import", "@font-face", "@keyframes", "@supports", "@page", "@charset",
+     "@namespace", "@layer", "@container", "@property", "@counter-style", "@font-feature-values"}
+)  # fmt: skip
+
+#: The sigils of an id: a channel's and a user's (``#general``, ``@bob``).
+_SIGILS: Final = "#@"
+
+
+def _sigiled(token: str) -> str:
+    """An id token with its run of leading sigils written as its first one (``@#x`` is
+    ``@x``); empty when it is only sigils."""
+    bare = token.lstrip(_SIGILS)
+    return token[0] + bare if bare and bare != token else bare
+
+
+def _id_forms(normal: str) -> tuple[str, ...]:
+    """The trusted id tokens that ground an id argument: a bare id is grounded by the id
+    written with or without a sigil; an id with a sigil, by the same sigil or none. A
+    channel the user wrote (``#general``) never grounds the user ``@general``."""
+    if normal[:1] in _SIGILS and len(normal) > 1:
+        return normal, normal[1:]
+    return normal, *(s + normal for s in _SIGILS)
+
+
+def _bare_id(token: str) -> str:
+    return token.lstrip(_SIGILS)
 
 
 def _tokens_iban(text: str) -> Iterator[str]:
@@ -403,7 +449,7 @@ def _identifier(raw: str) -> bool:
     identifier's punctuation inside (``f-1005``, ``ch_1``, ``v1.2``)."""
     bare = raw.strip(".,;:!?()[]{}<>*")
     quoted = len(bare) > 2 and bare[0] in _QUOTES and bare[-1] == bare[0]  # one word
-    if bare[:1] in "#@" or quoted:
+    if bare[:1] in "#@$" or quoted:  # $: a cashtag ($EmmaL)
         return True
     word = bare.strip(_STRIP)
     return any(c in _ID_MARKS for c in word)
@@ -417,17 +463,18 @@ def _tokens_id(text: str, typed: bool = False) -> Iterator[str]:
     for m in _TOKEN.finditer(text):
         if typed and not _identifier(m.group()):
             continue
-        token = m.group().strip(_STRIP).lstrip("#@")
-        written = m.group().strip(_PROSE).lstrip("#@")
+        token = _sigiled(m.group().strip(_STRIP))
+        written = _sigiled(m.group().strip(_PROSE))
         if written and written != token:
             yield written  # f-1005* typed by the user grounds f-1005*, nothing looser
         if token:
             yield token
-            # "ch_1/refund" or "c-1,c-2": the parts are ids too.
-            for part in re.split(r"[/,;|=]", token):
-                part = part.strip(_STRIP)
-                if part and part != token:
-                    yield part
+            # "ch_1/refund" or "c-1,c-2": the parts are ids too, under the token's sigil.
+            sigil = token[0] if token[0] in _SIGILS else ""
+            for part in re.split(r"[/,;|=]", token[len(sigil) :]):
+                part = _sigiled(part.strip(_STRIP))
+                if part and sigil + part != token:
+                    yield part if part[0] in _SIGILS else sigil + part
 
 
 def _tokens_number(text: str) -> Iterator[str]:
@@ -464,6 +511,8 @@ def _extract(kind: str, text: str, whole: bool = False) -> Iterator[str]:
         yield from (key for _, _, key in wallets(text) if key is not None)
     elif kind == "account":
         yield from (key for _, key in accounts(text))
+    elif kind == "postal":
+        yield from (key for _, key in addresses(text))
     elif kind == "url":
         for m in _URL.finditer(text):
             key = _url_key(m.group())
@@ -568,10 +617,16 @@ def _one_value(kind: str, leaf: str) -> bool:
             len(text) <= MAX_NAME_CHARS
             and len(words) <= MAX_NAME_WORDS
             and (len(words) == 1 or not any(map(_reference, words)))
-            and next(destinations(text), None) is None
+            # A handle is an id: one alone (@tom, a listing's entry) is this value.
+            and next((d for d in destinations(text) if d[0] != "id" or len(words) > 1), None)
+            is None
         )
     if kind == "url" and " " in text:
         return False
+    if kind == "postal":
+        # An address field (``221 Harbour Road, Dover CT16 1AA``), not a text with one in it.
+        others = [k for k, _ in destinations(text) if k != "postal"]
+        return len(text) <= _MAX_POSTAL_CHARS and not others and postal_key(text) is not None
     if kind == "phone" and not _PHONE_VALUE.fullmatch(text):
         return False
     try:
@@ -580,6 +635,9 @@ def _one_value(kind: str, leaf: str) -> bool:
         return False
     return True
 
+
+#: Longest trusted leaf that is one postal address (a street, a town, a postcode, a country).
+_MAX_POSTAL_CHARS: Final = 160
 
 #: Value tokens remembered per (kind, declared kind, leaf), for leaves up to
 #: :data:`_VALUES_MAX_LEAF` characters (a few MB at most).
@@ -627,9 +685,11 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     text, inline tags joining their neighbours; escapes and RFC 2047 encoded-words decoded,
     defanged forms refanged, a ``mailto:`` URI's addresses percent-decoded, an address's
     comments beside its ``@`` dropped, case kept).
-    Email addresses (a quoted local part and an address literal too); IBANs that pass the
-    mod-97 check; wallet addresses that pass their check and domestic accounts after the
-    cue word of their bank code (:mod:`.payees`); web addresses with a scheme
+    Email addresses (a quoted local part and an address literal too, and a UPI address or
+    mailbox on a dotless handle, ``name@okaxis``); IBANs that pass the mod-97 check; wallet
+    addresses that pass their check, domestic accounts after the cue word of their bank
+    code and payment card numbers (Luhn-valid, with a card scheme's prefix) as accounts
+    (:mod:`.payees`); web addresses with a scheme
     (any host, an IP address too) or protocol-relative (``//host/path``), an opaque
     ``data:``, ``javascript:`` or ``vbscript:`` URL (a special scheme, ``https``, with any
     count of slashes, ``https:/host``, is read as with two), or without one a ``www.``, a host
@@ -639,7 +699,10 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     a dial URI's (``tel:``, ``sms:``), written internationally (``+`` and 8 to 15 digits),
     with an area code in brackets, in groups of 9 to 15 digits (dates excluded), as one
     run of 10 to 15 digits that is a word of its own, or as a letter number
-    (``1-800-FRAUD-HELP``, yielded as its keypad digits). A value inside another
+    (``1-800-FRAUD-HELP``, yielded as its keypad digits), and an SMS short code of 4 to 6
+    digits after a texting cue (``text YES to 84444``); handles as ids: a mention or a
+    messenger or payment handle (``@acme_refund_desk``) and a cashtag (``$AcmeDesk``),
+    CSS at-rules left out. A value inside another
     (the digits of an IBAN, the host of an address) is not found again. A text with more
     IBAN (or wallet) candidates than are checked yields :data:`UNSCANNED` as an IBAN (or
     wallet), which no grounding holds; past :data:`MAX_DESTINATIONS` wallets or accounts,
@@ -685,6 +748,11 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     for m in _DIAL.finditer(cleaned):
         taken.append(m.span())
         yield "phone", m.group("number")
+    # Before short codes: "send it to 1640 Quarry Lane" is an address, not a text to 1640.
+    for span, _ in addresses(cleaned):
+        if not _overlaps(span, taken):
+            taken.append(span)
+            yield "postal", cleaned[span[0] : span[1]]
     for m in _SHORT_CODE.finditer(cleaned):
         if not _overlaps(m.span("number"), taken):
             taken.append(m.span("number"))
@@ -738,7 +806,11 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
             or (grouped and 9 <= count <= 15)
             or (raw.isdigit() and _is_run(cleaned, m.span()))
         ):
+            taken.append(m.span())
             yield "phone", raw
+    for m in _HANDLE.finditer(cleaned):
+        if not _overlaps(m.span(), taken) and m.group().casefold() not in _AT_RULES:
+            yield "id", m.group()
 
 
 def _linked(text: str, start: int, raw: str) -> bool:
@@ -879,16 +951,20 @@ class Grounding:
             Malformed: when the value is not a value of that kind.
         """
         normal = normalise(kind, value)
+        if kind == "id" and self._other_sigil_only(normal):
+            return False
         if kind != "text" and self._hasher is not None:
-            hasher = self._hasher
-            if any(hasher(salt, kind, normal) in hs for salt, hs in self._hashed.items()):
+            hasher, forms = self._hasher, _id_forms(normal) if kind == "id" else (normal,)
+            hashed = self._hashed.items()
+            if any(hasher(salt, kind, form) in hs for salt, hs in hashed for form in forms):
                 return True
         phrase = _phrase(value) if kind == "id" else None
         # An echo is the call's own input in any form: its numbers match under any code.
         codes, echoes = self._codes, ALL_CODES
         for text, whole, echo in self._sources:
             if _holds(kind, normal, tokens_of(kind, text, whole), phrase, text, codes) and not any(
-                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes) for e in echo
+                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes, echo=True)
+                for e in echo
             ):
                 return True
         for field, declared, echo in self._values:
@@ -897,10 +973,33 @@ class Grounding:
             if not _holds(kind, normal, found, codes=codes):
                 continue
             if not any(
-                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes) for e in echo
+                _holds(kind, normal, tokens_of(kind, e, True), phrase, e, echoes, echo=True)
+                for e in echo
             ):
                 return True
         return False
+
+    def _other_sigil_only(self, normal: str) -> bool:
+        """Whether an id with a sigil is written in trusted text only under the other one.
+
+        A bare name (a listing's entry) does not say whether it is a channel or a user; a
+        sigil the trusted text writes does. So when trusted text writes ``#random`` and
+        nowhere ``@random``, the name is a channel's, and ``@random`` is not grounded by
+        the bare ``random`` of a channel list either.
+        """
+        if normal[:1] not in _SIGILS or len(normal) < 2:
+            return False
+        other = ("@" if normal[0] == "#" else "#") + normal[1:]
+        seen = {other: False, normal: False}
+        for text, whole, _ in self._sources:
+            found = tokens_of("id", text, whole)
+            for form in seen:
+                seen[form] = seen[form] or (isinstance(found, frozenset) and form in found)
+        for field, declared, _ in self._values:
+            token = value_token("id", field, declared)
+            if token in seen:
+                seen[token] = True
+        return seen[other] and not seen[normal]
 
 
 def _phrase(value: str) -> re.Pattern[str] | None:
@@ -919,11 +1018,21 @@ def _holds(
     phrase: re.Pattern[str] | None = None,
     text: str = "",
     codes: frozenset[str] = frozenset(),
+    *,
+    echo: bool = False,
 ) -> bool:
     """Whether a text's tokens (or, for ``text``, its clean form) hold the value; a phone
-    number under the country ``codes`` the app declares (:func:`_same_phone`)."""
+    number under the country ``codes`` the app declares (:func:`_same_phone`); an id in
+    the forms that ground it (:func:`_id_forms`), or, for an ``echo`` (a call's own
+    arguments), under any sigil."""
     if normal in found:  # a token of the set, or a substring of the clean text
         return True
+    if kind == "id" and isinstance(found, frozenset):
+        bare = _bare_id(normal)
+        if echo and any(_bare_id(t) == bare for t in found):
+            return True
+        if not echo and any(form in found for form in _id_forms(normal)):
+            return True
     if phrase is not None:
         cleaned = tokens_of("text", text)
         return isinstance(cleaned, str) and phrase.search(cleaned) is not None
@@ -932,7 +1041,10 @@ def _holds(
 
 def _echoed(kind: str, echo: Sequence[str]) -> frozenset[str]:
     found = [tokens_of(kind, e, True) for e in echo]
-    return frozenset(t for f in found if isinstance(f, frozenset) for t in f)
+    tokens = frozenset(t for f in found if isinstance(f, frozenset) for t in f)
+    if kind != "id":
+        return tokens
+    return tokens | {form for t in tokens for form in _id_forms(_bare_id(t)) if t}
 
 
 def _same_phone(arg: str, trusted: str, codes: frozenset[str]) -> bool:
