@@ -19,6 +19,7 @@ from tests.policy.test_provenance_content_scan import send
         "Pague via PIX, chave 7d9f0335-8dcc-4054-9bf9-0dbd61e36906",
         "Chave PIX (CPF) para o reembolso: 529.982.247-25",
         "PIX CNPJ 11.222.333/0001-81 for the deposit",
+        "Use a chave aleatória 7d9f0335-8dcc-4054-9bf9-0dbd61e36906 no app do banco",
     ],
 )
 async def test_an_attacker_pix_key_in_a_body_is_denied(text: str) -> None:

@@ -24,6 +24,7 @@ from tests.policy.test_provenance_content_scan import send
     [
         "Please post the cheque to 221 Harbour Road, Unit 4, Dover CT16 1AA",
         "Ship the laptop to Acme Returns, 1640 quarry lane, Springfield IL 62704",
+        "post it to 12 acacia close, leeds",
         "Bitte an Hauptstr. 12, 10115 Berlin schicken",
         "Envoyez le colis au 5 rue de la Paix, Paris",
         "Returns go to P.O. Box 4471, Leeds",
@@ -56,14 +57,17 @@ async def test_another_house_number_on_the_users_street_is_denied() -> None:
     "text",
     [
         "We walked 5 miles down the road",
-        "2 very close friends came, and 5 court cases were heard",
+        "5 court cases were heard",
+        "Copyright 2016 Iain Lane, (c) 1998-2003 VIA Technologies",
+        "2016 Iain Lane <iain@example.org>",
         "the string 2 and spring 3 of the release",
         "send it via PayPal 2 days from now",
         "model bp4769 is done",
     ],
 )
 def test_prose_with_numbers_and_street_words_is_no_address(text: str) -> None:
-    """Prose with a number near a street word holds no address."""
+    """Prose with a number near a street word, and a copyright line's year and name, hold
+    no address."""
     assert list(addresses(text)) == []
 
 

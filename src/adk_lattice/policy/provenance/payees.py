@@ -27,9 +27,9 @@ Two value kinds of :class:`ProvenanceGuard` are read here, each to one comparabl
   Discover, JCB, Diners, UnionPay, Maestro, Mir). Its key is ``card:<digits>``: only the
   same number written in trusted text grounds it (a 16-digit order number that fails the
   check is no card). A PIX key (Brazil's instant payments) that is neither an address nor
-  a phone number is one after the word ``pix``: a random key (a UUID) or a CPF or CNPJ
-  whose mod-11 check digits hold, keyed ``pix:<key>`` (a UUID or a CPF with no cue is an
-  id or a tax number, not a payee; a declared argument may be the key alone).
+  a phone number is one after the word ``pix`` (or ``chave``): a random key (a UUID) or a
+  CPF or CNPJ whose mod-11 check digits hold, keyed ``pix:<key>`` (a UUID or a CPF with no
+  cue is an id or a tax number, not a payee; a declared argument may be the key alone).
 
 Every pattern is anchored with a look-behind so each run of characters is tried once, and
 the checksum work per text is bounded (:data:`WALLET_CHECKS`).
@@ -211,8 +211,9 @@ _PIX_KEY: Final = re.compile(
     r")(?![\w\-]|[./]\w)",
     re.IGNORECASE,
 )
-#: The cue that names a PIX key: the word ``pix`` at most this many characters before it.
-_PIX_CUE: Final = re.compile(r"(?<![\w])pix(?![\w])", re.IGNORECASE)
+#: The cue that names a PIX key: the word ``pix`` (or ``chave``, Portuguese for key) at
+#: most this many characters before it.
+_PIX_CUE: Final = re.compile(r"(?<![\w])(?:pix|chave)(?![\w])", re.IGNORECASE)
 _PIX_WINDOW: Final = 48
 
 
@@ -243,7 +244,7 @@ def pix_keys(text: str, *, cued: bool = True) -> Iterator[tuple[tuple[int, int],
     """The PIX keys in a text that follow the word ``pix`` (``cued``): ``(span, key)``, key
     ``pix:<uuid>`` (lower case) or ``pix:<digits>`` of a CPF or CNPJ whose check digits
     hold. A UUID or a CPF with no cue is not read: ids and tax numbers are not payees."""
-    if cued and "pix" not in text.lower():
+    if cued and "pix" not in text.lower() and "chave" not in text.lower():
         return
     for m in _PIX_KEY.finditer(text):
         if cued and _PIX_CUE.search(text, max(0, m.start() - _PIX_WINDOW), m.start()) is None:

@@ -38,14 +38,6 @@ _TYPES_AFTER: Final = {
     "circle", "cir": "circle", "trail": "trail", "quay": "quay", "wharf": "wharf", "hill":
     "hill", "park": "park", "green": "green",
 }  # fmt: skip
-#: Street types that are also common English words (``2 very close friends``): read only
-#: when the name and the type are capitalised (``4 Park Lane`` is read by ``Lane``;
-#: ``12 Acacia Close``).
-_COMMON_WORDS: Final = frozenset(
-    {"way", "court", "ct", "place", "pl", "close", "row", "walk", "grove", "gardens", "hill",
-     "park", "green", "circle", "cir", "trail", "terrace", "square", "sq", "drive", "dr",
-     "mews", "crescent", "cres"}
-)  # fmt: skip
 #: Street types written before the name (French, Italian, Spanish, Portuguese, Polish).
 _TYPES_BEFORE: Final = (
     "rue", "avenue", "boulevard", "bd", "chemin", "allée", "allee", "impasse", "quai",
@@ -92,6 +84,25 @@ _BOX: Final = re.compile(
     r"bo[iî]te\s+postale|b\.?p\.?(?=[\s.]))[\s.:#]*(?P<num>\d{1,8})(?!\w)",
     re.IGNORECASE,
 )
+#: A year, or a range of years, and the cue of a copyright line before one.
+_YEARS: Final = re.compile(r"(?:19|20)\d\d(?:-(?:19|20)\d\d)?")
+_COPYRIGHT: Final = re.compile(r"copyright|\(c\)|\u00a9", re.IGNORECASE)
+_COPYRIGHT_WINDOW: Final = 40
+#: A mailbox just after a name (``2016 Iain Lane <iain@example.org>``): a person, not a
+#: street.
+_MAILBOX_AFTER: Final = re.compile(r"[ \t]*<[^<>\s]{1,64}@")
+
+
+def _copyright(text: str, number: str, start: int) -> bool:
+    """Whether a number is the year of a copyright line (``Copyright 2016 Iain Lane``,
+    ``(c) 1998-2003 VIA Technologies``) or a range of years, not a house number."""
+    if not _YEARS.fullmatch(number):
+        return False
+    if "-" in number:
+        return True
+    return _COPYRIGHT.search(text, max(0, start - _COPYRIGHT_WINDOW), start) is not None
+
+
 _PUNCT: Final = re.compile(r"[\s.,'\u2019\-]+")
 
 
@@ -127,13 +138,12 @@ def addresses(text: str) -> Iterator[tuple[tuple[int, int], str]]:
         found.append((m.span(), f"pobox {int(m['num'])}"))
     for m in _TYPE_FIRST.finditer(text):
         number = m["pre"] or m["post"]
-        if number is None or not free(m.span()):
+        if number is None or not free(m.span()) or _copyright(text, number, m.start()):
             continue
         taken.append(m.span())
         found.append((m.span(), f"{_number(number)} {_street(m['type'] + ' ' + m['name'])}"))
     for m in _NUMBER_FIRST.finditer(text):
-        words = (m["name"] + m["type"]).split()
-        if m["type"].lower() in _COMMON_WORDS and not all(w[0].isupper() for w in words):
+        if _copyright(text, m["num"], m.start()) or _MAILBOX_AFTER.match(text, m.end()):
             continue
         if free(m.span()):
             taken.append(m.span())
