@@ -11,6 +11,8 @@ time), and every input is capped in size before it is scanned.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import contextlib
 import math
 import re
@@ -1103,12 +1105,44 @@ def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
         yield None
 
 
+#: A run of base64 (standard or URL-safe alphabet, padded or not) long enough to hold a
+#: destination: an attachment's content, or a blob a text tells its reader to decode.
+_BASE64: Final = re.compile(r"(?<![\w+/=\-])[A-Za-z0-9+/\-_]{24,}={0,2}(?![\w+/=\-])")
+#: Most base64 runs decoded per string, and how deep a decoded text is decoded again.
+_MAX_BLOBS: Final = 64
+_BLOB_DEPTH: Final = 2
+
+
+def decoded_blobs(text: str, depth: int = 0) -> Iterator[str]:
+    """The texts that the base64 runs of a text decode to, when they decode to UTF-8 text
+    (a control character other than whitespace rejects one): a mail client shows an
+    attachment so, and a reader told to decode a blob reads it so. Decoded texts are
+    decoded again, :data:`_BLOB_DEPTH` levels in all."""
+    if depth >= _BLOB_DEPTH or len(text) < 24:
+        return
+    for count, m in enumerate(_BASE64.finditer(text)):
+        if count >= _MAX_BLOBS:
+            return
+        blob = m.group().replace("-", "+").replace("_", "/")
+        try:
+            raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
+            shown_text = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if any(ord(c) < 32 and c not in "\t\n\r" for c in shown_text):
+            continue
+        yield shown_text
+        yield from decoded_blobs(shown_text, depth + 1)
+
+
 def content_texts(value: Any, depth: int = 0) -> Iterator[str]:
     """Every string a free-text argument shows: its string and number leaves and the keys
     of its mappings (ADK hands a mapping the model wrote to a ``str`` parameter as is, and
-    a key is as readable as a value)."""
+    a key is as readable as a value), and what their base64 runs decode to
+    (:func:`decoded_blobs`)."""
     if isinstance(value, str):
         yield value
+        yield from decoded_blobs(value)
     elif isinstance(value, int | float) and not isinstance(value, bool):
         yield str(value)
     elif depth < 20 and isinstance(value, Mapping):
