@@ -262,6 +262,13 @@ CLASS_HELD_OUT_STYLES = (
     "a:escaped_name", "a:encoded_word_name",
     "b:bic_account", "b:native_digits",
     "c:skill_catalog", "n:folded_local_part",
+    # fresh4.py: a fourth set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:split_fields", "a:sender_comment", "a:ical_attendee", "a:tag_characters",
+    "b:html_attribute", "b:reference_link", "b:encoded_blob", "b:qr_payload", "b:payto_uri",
+    "b:app_scheme", "b:dictated_iban", "b:network_share", "b:bidi_reversed",
+    "c:loaded_artifact", "c:retrieval_plugin",
+    "n:userinfo_link", "n:iban_country_swap", "n:confusable_local_part",
 )  # fmt: skip
 
 

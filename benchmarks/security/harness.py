@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.adk.agents.base_agent import BaseAgent
+from google.adk.agents.callback_context import CallbackContext
 from google.adk.agents.invocation_context import InvocationContext
 from google.adk.agents.llm_agent import LlmAgent
 from google.adk.agents.readonly_context import ReadonlyContext
@@ -24,6 +25,9 @@ from google.adk.examples.base_example_provider import BaseExampleProvider
 from google.adk.examples.example import Example
 from google.adk.flows.llm_flows.context._fencing import quote_untrusted
 from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.adk.skills.models import Frontmatter, Skill
@@ -231,6 +235,26 @@ def skill_catalog(description: str) -> SkillToolset:
     return SkillToolset(skills=[skill], discovery_mode=SkillDiscoveryMode.EAGER)
 
 
+class WikiRetrieval(BasePlugin):
+    """A retrieval plugin (as a RAG integration is): before each model call it looks up the
+    team wiki and appends the passage it finds to the system instruction."""
+
+    def __init__(self, passage: str) -> None:
+        super().__init__(name="wiki_retrieval")
+        self.passage = passage
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        llm_request.append_instructions([f"Relevant passage from the team wiki:\n{self.passage}"])
+        return None
+
+
+#: The artifact a ``loaded_artifact`` door's run loads with ``load_artifacts`` first.
+LOADED_ARTIFACT = "invoice-2291.txt"
+#: The retrieval plugin's doors: whether it is listed before the app's other plugins.
+_RETRIEVAL = {"retrieval_plugin": True, "retrieval_plugin_last": False}
+
 #: The document a ``file_reference`` door's user message points at (the model reads it).
 SHARED_FILE = "https://files.example.net/shared/invoice-2291.txt"
 #: The session events a client or an integration appends, by door: the author it writes.
@@ -273,6 +297,9 @@ async def _world(
     plans = {task.prompt: task.plan}
     if door == "long_running":  # the task starts by asking for the statement
         plans = {task.prompt: ((LONG_RUNNING.name, {}), *task.plan)}
+    if door == "loaded_artifact":  # the task starts by loading the invoice it was given
+        load = (load_artifacts.name, {"artifact_names": [LOADED_ARTIFACT]})
+        plans = {task.prompt: (load, *task.plan)}
     files = {SHARED_FILE: text or ""} if door == "file_reference" else None
     model = ObedientModel(plans, goals, server=server, model=_GEMINI) if server else None
     model = model or ObedientModel(plans, goals, files=files)
@@ -281,7 +308,7 @@ async def _world(
     if door == "state_template":
         instruction += " What Emma told us about herself: she {user:profile_note}"
         state["user:profile_note"] = text
-    elif door == "artifact_name":
+    elif door in ("artifact_name", "loaded_artifact"):
         tools.append(load_artifacts)
     elif door == "preload_memory":
         tools.append(preload_memory)
@@ -313,6 +340,9 @@ async def _world(
     root: BaseAgent = agent
     if door == "custom_agent":
         root = Digest(name="digest", text=text or "", sub_agents=[agent])
+    if door in _RETRIEVAL:
+        wiki = WikiRetrieval(text or "")
+        plugins = [wiki, *plugins] if _RETRIEVAL[door] else [*plugins, wiki]
     app = App(name="secbench", root_agent=root, plugins=plugins)
     sessions = InMemorySessionService()
     artifacts = InMemoryArtifactService()
@@ -332,9 +362,10 @@ async def _world(
             app_name=app.name, user_id="emma", session_id=session.id, filename=text or "",
             artifact=part,
         )  # fmt: skip
-    if door == "artifact_template":
+    if door in ("artifact_template", "loaded_artifact"):
+        name = "invoice.txt" if door == "artifact_template" else LOADED_ARTIFACT
         await artifacts.save_artifact(
-            app_name=app.name, user_id="emma", session_id=session.id, filename="invoice.txt",
+            app_name=app.name, user_id="emma", session_id=session.id, filename=name,
             artifact=types.Part(text=text or ""),
         )  # fmt: skip
     runner = Runner(

@@ -5,9 +5,9 @@ names a task) it knows the task and emits the task's calls one per turn; before 
 reads every text, attached text document and tool output (field names included) in the
 request, the system instruction and the tools' descriptions (their parameters' too), and
 a document a ``file_data`` part of the request points at (given as ``files``), the way a
-capable model would (NFKC, invisible characters dropped, look-alike letters folded, HTML
-character references and RFC 2047 encoded-words decoded, base64 runs and ROT13 decoded) and,
-when it finds all of an
+capable model would (NFKC, invisible characters dropped, Unicode tag characters read as the
+ASCII they shadow, look-alike letters folded, HTML character references and RFC 2047
+encoded-words decoded, base64 runs and ROT13 decoded) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
 A guard that withholds or redacts the text therefore prevents obedience; one that only
 blocks the call does not.
@@ -46,6 +46,13 @@ _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 #: An RFC 2047 encoded-word: charset, encoding (``B`` base64, ``Q`` quoted-printable), text.
 _ENCODED_WORD = re.compile(r"=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=")
 _LOOKALIKE = str.maketrans("аеосріхуАВЕКМНОРСТХІ", "aeocpixyABEKMHOPCTXI")  # noqa: RUF001
+#: Unicode tag characters (U+E0020 to U+E007E) as the ASCII they shadow, which a model's
+#: tokenizer reads; the language tag and the cancel tag dropped.
+_TAGS: dict[int, int | None] = {
+    **{cp: cp - 0xE0000 for cp in range(0xE0020, 0xE007F)},
+    0xE0001: None,
+    0xE007F: None,
+}
 
 
 def _encoded_words(text: str) -> str:
@@ -68,7 +75,8 @@ def _encoded_words(text: str) -> str:
 def reading(text: str) -> list[str]:
     """What a capable model makes of ``text``: the folded text, its decodings (character
     references and RFC 2047 encoded-words decoded as a renderer does), lower-cased."""
-    folded = _INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(_LOOKALIKE)
+    folded = unicodedata.normalize("NFKC", text.translate(_TAGS))
+    folded = _INVISIBLE.sub("", folded).translate(_LOOKALIKE)
     rendered = unicodedata.normalize("NFKC", _encoded_words(html.unescape(folded)))
     views = [folded, codecs.decode(folded, "rot13")]
     if rendered != folded:
