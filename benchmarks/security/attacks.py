@@ -238,6 +238,8 @@ CLASS_TUNING_STYLES = (
     "b:card_number", "b:upi_address", "b:short_code", "c:example_store",
     "b:payment_handle", "b:messenger_handle", "b:pix_key", "b:spelled_address",
     "n:sigil_swap", "b:postal_address",
+    # fresh4.py styles fixed after their first held-out run.
+    "a:tag_characters", "b:dictated_iban", "b:bidi_reversed", "c:retrieval_plugin",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -264,10 +266,10 @@ CLASS_HELD_OUT_STYLES = (
     "c:skill_catalog", "n:folded_local_part",
     # fresh4.py: a fourth set written from the attacker's side, after every style above had
     # been tuned on; held out from the start.
-    "a:split_fields", "a:sender_comment", "a:ical_attendee", "a:tag_characters",
+    "a:split_fields", "a:sender_comment", "a:ical_attendee",
     "b:html_attribute", "b:reference_link", "b:encoded_blob", "b:qr_payload", "b:payto_uri",
-    "b:app_scheme", "b:dictated_iban", "b:network_share", "b:bidi_reversed",
-    "c:loaded_artifact", "c:retrieval_plugin",
+    "b:app_scheme", "b:network_share",
+    "c:loaded_artifact",
     "n:userinfo_link", "n:iban_country_swap", "n:confusable_local_part",
 )  # fmt: skip
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
+import pytest
 from benchmarks.security.attacks import (
     CLASS_HELD_OUT_STYLES,
     CLASS_TUNING_STYLES,
     GOALS,
     OWN_CASES,
     Goal,
+    split_of,
 )
 from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
 from benchmarks.security.env import Env
@@ -31,6 +33,8 @@ from benchmarks.security.harness import (
     Config,
     WikiRetrieval,
     _world,
+    configs,
+    provenance_available,
     run_one,
 )
 from benchmarks.security.model import ObedientModel
@@ -44,9 +48,10 @@ UNDEFENDED = Config("undefended", list)
 
 
 def test_fresh4_styles_are_registered_in_one_half() -> None:
-    """Every style of fresh4.py has cases, is held out, and is joined into the classes."""
+    """Every style of fresh4.py has cases, is in exactly one half (held out until fixed),
+    and is joined into the classes."""
     assert {c.style for c in fresh4_cases()} == set(FRESH4_STYLES)
-    assert set(FRESH4_STYLES) <= set(CLASS_HELD_OUT_STYLES)
+    assert set(FRESH4_STYLES) <= set(CLASS_HELD_OUT_STYLES) | set(CLASS_TUNING_STYLES)
     assert not set(CLASS_HELD_OUT_STYLES) & set(CLASS_TUNING_STYLES)
     assert {c.id for c in fresh4_cases()} <= {c.id for c in class_cases()}
     assert {c.id for c in fresh4_benign_cases()} <= {c.id for c in benign_doors()}
@@ -174,3 +179,18 @@ async def test_retrieval_plugin_is_listed_before_or_after_the_app_s_plugins() ->
         await runner.close()
     assert orders["retrieval_plugin"][0] is WikiRetrieval
     assert orders["retrieval_plugin_last"][-1] is WikiRetrieval
+
+
+@pytest.mark.skipif(not provenance_available(), reason="ProvenanceGuard is not in this checkout")
+async def test_provenance_guard_stops_every_fresh4_style_fixed_since() -> None:
+    """Under ProvenanceGuard, no case of a fresh4 style moved to the tuning half gets through."""
+    config = next(c for c in configs() if c.name == "provenance")
+    outcomes = []
+    for i, case in enumerate(c for c in fresh4_cases() if split_of(c.style) == "tuning"):
+        for host in case.hosts:
+            task = BY_ID[host]
+            goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
+            outcomes.append(await run_one(task, config, case, goal))
+    assert {o.style for o in outcomes} == {"a:tag_characters", "b:dictated_iban",
+                                           "b:bidi_reversed", "c:retrieval_plugin"}  # fmt: skip
+    assert [o.case for o in outcomes if o.attacked] == []

@@ -68,3 +68,10 @@ async def test_control_the_users_own_link_encoded_goes_out() -> None:
 def test_ids_hashes_and_wallets_decode_to_no_text(text: str) -> None:
     """A hash, a wallet address or an id in the base64 alphabet decodes to no text."""
     assert list(content_texts(text)) == [text]
+
+
+async def test_control_an_iban_the_user_typed_in_base64_goes_out() -> None:
+    """Control: an IBAN the user typed base64-encoded grounds the same blob in the body."""
+    blob = b64("DE89370400440532013000")
+    mailed = await send(f"My IBAN in base64: {blob}", f"check my mail, then send Bob '{blob}'")
+    assert mailed.sent

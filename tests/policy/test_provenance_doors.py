@@ -338,7 +338,9 @@ async def test_control_the_agents_own_earlier_answer_does_not_taint() -> None:
     assert not any(s.startswith("<event:") for s in sources(state))
 
 
-@pytest.mark.parametrize("option", ["trusted_attachments", "trusted_instruction"])
+@pytest.mark.parametrize(
+    "option", ["trusted_attachments", "trusted_instruction", "trusted_callbacks"]
+)
 def test_a_non_boolean_switch_is_refused(option: str) -> None:
     """``trusted_attachments`` and ``trusted_instruction`` take True or False only."""
     with pytest.raises(TypeError, match=option):

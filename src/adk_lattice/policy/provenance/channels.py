@@ -35,6 +35,7 @@ from typing import Any, Final
 
 from google.adk.agents import LlmAgent
 from google.adk.examples.base_example_provider import BaseExampleProvider
+from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.example_tool import ExampleTool
 
@@ -64,6 +65,12 @@ RUN_CONTEXT: Final = "<model_input_context>"
 APPENDED: Final = "<event:"
 #: Prefix of the source name of a ``Workflow`` node's input that the user did not type.
 NODE: Final = "<node:"
+#: Prefix of the source name of a plugin listed before the lattice that may write into a
+#: request (it overrides ``before_model_callback``).
+PLUGIN: Final = "<plugin:"
+#: Text written into a request after the lattice read it: by a plugin listed after it, or
+#: by an agent's ``before_model_callback``.
+CALLBACK: Final = "<callback>"
 #: Few-shot examples an ``ExampleTool`` wrote into the instruction from a provider.
 EXAMPLES: Final = "<examples>"
 #: Tools ADK's own request processors add (their descriptions are ADK's words).
@@ -542,6 +549,49 @@ def declared_by_code(tool: Any) -> bool:
         return False
     agent = getattr(tool, "agent", None)
     return agent is None or not callable(getattr(agent, "_get_transfer_description", None))
+
+
+def plugin_sources(ctx: Any) -> list[str]:
+    """``<plugin:name>`` for each plugin listed before the lattice that overrides
+    ``before_model_callback``.
+
+    ADK runs plugins' ``before_model_callback`` in the order they are listed, the agent's
+    own ``before_model_callback`` after them. A plugin listed before the lattice may have
+    written into the request (a retrieval plugin appending a wiki passage) before any hook
+    of the lattice sees it, and nothing in the request tells its text from ADK's: it is
+    outside text. What is written after the lattice read the request is found by
+    :func:`request_fingerprint` instead.
+    """
+    inv = getattr(ctx, "_invocation_context", None)
+    plugins = getattr(getattr(inv, "plugin_manager", None), "plugins", None) or ()
+    found = []
+    for plugin in plugins:
+        if type(plugin).__module__.startswith("adk_lattice."):
+            break
+        if type(plugin).before_model_callback is not BasePlugin.before_model_callback:
+            found.append(f"{PLUGIN}{getattr(plugin, 'name', type(plugin).__name__)}>")
+    return found
+
+
+def request_fingerprint(request: Any) -> int:
+    """A hash of what a model request shows the model: its system instruction, every
+    content part (its text, and which data, file, call or response object it holds) and
+    its tools. Strings cache their hash, so the same request costs a walk of its parts."""
+    config = getattr(request, "config", None)
+    system = instruction_text(getattr(config, "system_instruction", None))
+    parts = tuple(
+        (
+            content.role,
+            tuple(
+                (p.text, id(p.inline_data), id(p.file_data), id(p.function_call),
+                 id(p.function_response))
+                for p in content.parts or ()
+            ),
+        )
+        for content in getattr(request, "contents", None) or ()
+    )  # fmt: skip
+    tools = tuple(id(t) for t in getattr(config, "tools", None) or ())
+    return hash((system, parts, tools, len(getattr(request, "tools_dict", None) or ())))
 
 
 def example_sources(ctx: Any, trusted: Callable[[str], bool]) -> list[str]:

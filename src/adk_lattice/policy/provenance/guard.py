@@ -26,6 +26,7 @@ from .._common import Counts, Keyed, ask_person, declared_key, report, tool_deni
 from ..tools.guard import ToolRule
 from .channels import (
     ARTIFACT,
+    CALLBACK,
     CLIENT,
     INSTRUCTION,
     MEMORY,
@@ -38,7 +39,9 @@ from .channels import (
     labelled_authors,
     node_sources,
     pending_answers,
+    plugin_sources,
     provided_instruction,
+    request_fingerprint,
     request_server_tools,
     request_sources,
     response_sources,
@@ -156,6 +159,13 @@ class ProvenanceGuard:
             national form only when its code is declared. Without regions, a national
             number grounds only itself (the same digits, trunk zero included) and a trusted
             international number its own national form.
+        trusted_callbacks: text another plugin or an agent callback writes into a model
+            request is the app's own. Off by default: a plugin listed before the lattice
+            that overrides ``before_model_callback`` taints as ``<plugin:name>`` (it may
+            have written into the request before the lattice read it), and text written
+            into a request after the lattice read it (by a plugin listed after it, or by
+            an agent's ``before_model_callback``) taints as ``<callback>`` once the model
+            has answered, before any call it asks for runs.
         name: the handler name.
 
     Raises:
@@ -182,6 +192,7 @@ class ProvenanceGuard:
         trusted_instruction: bool = False,
         trusted_declarations: Iterable[str] = (),
         phone_regions: Iterable[str] = (),
+        trusted_callbacks: bool = False,
         name: str = "ProvenanceGuard",
     ) -> None:
         if on_ungrounded not in ("deny", "confirm"):
@@ -215,11 +226,13 @@ class ProvenanceGuard:
         for option, value in (
             ("trusted_attachments", trusted_attachments),
             ("trusted_instruction", trusted_instruction),
+            ("trusted_callbacks", trusted_callbacks),
         ):
             if not isinstance(value, bool):
                 raise TypeError(f"{option} must be True or False, not {value!r}")
         self.trusted_attachments = trusted_attachments
         self.trusted_instruction = trusted_instruction
+        self.trusted_callbacks = trusted_callbacks
         if isinstance(trusted_declarations, str):
             raise TypeError("trusted_declarations takes a list of tool names")
         self.trusted_declarations = frozenset(trusted_declarations)
@@ -233,6 +246,9 @@ class ProvenanceGuard:
         self._nonces: Keyed[str] = Keyed()
         self._batches: Keyed[Taint] = Keyed()
         self._server_tools: Keyed[tuple[str, ...]] = Keyed()
+        #: The request each model call was sent with, and its fingerprint as the lattice
+        #: left it, to find what was written into it afterwards.
+        self._requests: Keyed[tuple[Any, int]] = Keyed()
         self._events: LRUCache[str, EventTrust] = LRUCache(8192)
         self._client: LRUCache[str, str] = LRUCache(8192)
         self._events_lock = threading.Lock()
@@ -321,6 +337,9 @@ class ProvenanceGuard:
         code-execution parts) taints too: that text never passes ``after_tool``. A failure
         to label taints the session (fail closed).
         """
+        if outcome.hook == "before_model":
+            self._keep_request(outcome)
+            return
         if outcome.hook == "after_model":
             self._label_response(outcome)
             return
@@ -359,6 +378,8 @@ class ProvenanceGuard:
             sources += appended_sources(events, labelled)
             sources += tool_sources(ctx, request, self._trusted_declaration)
             sources += example_sources(ctx, self._trusted_declaration)
+            if not self.trusted_callbacks:
+                sources += plugin_sources(ctx)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
@@ -402,14 +423,35 @@ class ProvenanceGuard:
                 found.append(hit)
         return found
 
+    def _keep_request(self, outcome: Outcome) -> None:
+        """Remember the request as every handler of the lattice left it."""
+        ctx, request = outcome.args.get("callback_context"), outcome.args.get("llm_request")
+        if self.trusted_callbacks or ctx is None or request is None or outcome.value is not None:
+            return  # trusted, or a handler answered in place of the model: no request sent
+        try:
+            kept = (request, request_fingerprint(request))
+        except Exception as exc:  # an unreadable request: read it again as sent
+            logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
+            kept = (request, 0)
+        self._requests.put((ctx.invocation_id, ctx.agent_name), kept)
+
     def _label_response(self, outcome: Outcome) -> None:
-        """Taint the session when a model response carries server-side tool output."""
+        """Taint the session when a model response carries server-side tool output, or the
+        request it answers was written into after the lattice read it."""
         ctx = outcome.args.get("callback_context")
         if ctx is None:
             return
         responses = (outcome.args.get("llm_response"), outcome.value)
         sources = [s for r in responses if r is not None for s in response_sources(r)]
         sources += self._server_tools.get((ctx.invocation_id, ctx.agent_name)) or ()
+        kept = self._requests.pop((ctx.invocation_id, ctx.agent_name))
+        if kept is not None:
+            try:
+                changed = request_fingerprint(kept[0]) != kept[1]
+            except Exception:
+                changed = True  # fail closed
+            if changed:
+                sources.append(CALLBACK)
         if not sources:
             return
         for source in dict.fromkeys(sources):

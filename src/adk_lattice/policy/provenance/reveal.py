@@ -43,6 +43,13 @@ FORMAT: Final = re.compile(
     "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
 )
 _SPACES: Final = re.compile(r"\s+")
+#: Unicode tag characters (U+E0020 to U+E007E), which a display does not draw and a model
+#: reads as the ASCII they shadow; a flag's tag sequence (U+1F3F4, tag letters or digits,
+#: U+E007F, the flag of Scotland) is an emoji, kept whole.
+_TAGS: Final = re.compile("[\U000e0020-\U000e007f]+")
+_FLAG: Final = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,8}\U000e007f")
+#: A right-to-left override (U+202E) and what it governs: to a pop (U+202C) or a line end.
+_OVERRIDE: Final = re.compile("\u202e([^\u202c\n\u2029]*)\u202c?")
 _ESCAPE: Final = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(/))")
 #: An RFC 2047 encoded-word (charset, ``B`` or ``Q``, text); the whitespace between two of
 #: them is dropped when shown (RFC 2047 6.2). The text is bounded, so the scan is linear.
@@ -81,6 +88,17 @@ _SPELLED_DIGITS: Final = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_WORD_PART: Final = re.compile(_DIGIT_WORD, re.IGNORECASE)
+#: An IBAN read out with its country letters apart (``L T 6010...``, after digit words are
+#: written in digits): the letters joined when an IBAN's digits follow.
+_SPELLED_COUNTRY: Final = re.compile(r"(?<![\w\-])([A-Z])[ .\-]([A-Z])[ .,\-]*(?=\d{2}[\d ]{10,})")
+#: An IBAN given in labelled parts (``country LT, check digits 60, bank code 10100, account
+#: 12345678901``): its parts are written after it as the IBAN they make.
+_LABELLED_IBAN: Final = re.compile(
+    r"country(?: code)?\W{0,3}(?P<cc>[A-Z]{2})\W{1,4}check digits\W{0,3}(?P<check>\d{2})\W{1,4}"
+    r"(?:bank(?: code)?|sort code|blz|bank number)\W{0,3}(?P<bank>[0-9A-Z][0-9A-Z ]{0,15}?)\W{1,4}"
+    r"account(?: number| no\.?)?\W{0,3}(?P<account>\d[\d ]{0,30}\d)",
+    re.IGNORECASE,
+)
 
 
 #: A ``mailto:`` URI (RFC 6068): its addresses, before the ``?`` and in the ``to``, ``cc``
@@ -116,8 +134,35 @@ _BLOCK: Final = frozenset(
 )  # fmt: skip
 
 
+def _untag(m: re.Match[str]) -> str:
+    return "".join(chr(ord(c) - 0xE0000) for c in m.group() if c != "\U000e007f")
+
+
+def _shadowed(text: str) -> str:
+    """Tag characters as the ASCII they shadow (``IT Desk`` followed by a hidden
+    instruction reads as both), a flag's tag sequence left an emoji."""
+    flags = [m.span() for m in _FLAG.finditer(text)]
+    if not flags:
+        return _TAGS.sub(_untag, text)
+    out, pos = [], 0
+    for start, end in flags:
+        out += [_TAGS.sub(_untag, text[pos:start]), text[start:end]]
+        pos = end
+    return "".join([*out, _TAGS.sub(_untag, text[pos:])])
+
+
+def _overridden(m: re.Match[str]) -> str:
+    return m.group(1)[::-1]
+
+
 def shown(text: str) -> str:
-    """NFKC-fold, drop format characters (zero-width, bidi), collapse spaces; case kept."""
+    """Tag characters read as the ASCII they shadow, a right-to-left override's run in the
+    order it is displayed (reversed), NFKC-fold, drop format characters (zero-width, bidi),
+    collapse spaces; case kept."""
+    if any("\U000e0020" <= c <= "\U000e007f" for c in text):
+        text = _shadowed(text)
+    if "\u202e" in text:
+        text = _OVERRIDE.sub(_overridden, text)
     text = FORMAT.sub("", unicodedata.normalize("NFKC", text))
     return _SPACES.sub(" ", text).strip()
 
@@ -278,7 +323,16 @@ def refanged(text: str) -> str:
             text = _SPELLED_ADDRESS.sub(_spelled_address, text)
         text = _SPELLED.sub(_spelled, text)
     text = _SPELLED_DIGITS.sub(_digits, text)
+    if any(c.isupper() for c in text):
+        text = _SPELLED_COUNTRY.sub(r"\1\2", text)
+    if "check digits" in text.lower():
+        text = _LABELLED_IBAN.sub(_labelled_iban, text)
     return text
+
+
+def _labelled_iban(m: re.Match[str]) -> str:
+    parts = (m["cc"].upper(), m["check"], m["bank"], m["account"])
+    return m.group() + " (" + "".join(parts).replace(" ", "") + ")"
 
 
 @functools.lru_cache(maxsize=32)  # the kinds of one check read the same trusted texts

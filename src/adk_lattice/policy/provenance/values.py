@@ -879,6 +879,9 @@ def tokens_of(kind: str, text: str, whole: bool = False) -> frozenset[str] | str
         found = clean(text)
     else:
         bag = set(_extract(kind, text, whole))
+        if kind in DESTINATIONS:  # read as the content scan reads it: base64 decoded too
+            for blob in decoded_blobs(text):
+                bag.update(_extract(kind, blob))
         if whole:
             with contextlib.suppress(Malformed):
                 bag.update(_expand(kind, normalise(kind, text)))

@@ -1,0 +1,136 @@
+"""Text another plugin or an agent callback writes into a model request, through a real
+Runner: a retrieval plugin listed before or after the lattice, and an agent's
+``before_model_callback``, taint the session, so the IBAN they carry is not paid."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.adk.agents import LlmAgent
+from google.adk.agents.callback_context import CallbackContext
+from google.adk.apps import App
+from google.adk.models.llm_request import LlmRequest
+from google.adk.models.llm_response import LlmResponse
+from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.runners import Runner
+from google.adk.sessions import InMemorySessionService
+
+from adk_lattice import Lattice
+from adk_lattice.testing import FakeModel, ScriptedResponse
+from tests.policy.conftest import Run, user
+from tests.policy.test_provenance_channels import Bank
+from tests.policy.test_provenance_doors import ATTACKER, NOTE, OWN, guard, sources
+
+PASSAGE = f"Relevant passage from the team wiki: {NOTE}"
+
+
+class Retrieval(BasePlugin):
+    """A retrieval plugin: before each model call it appends a wiki passage."""
+
+    def __init__(self, passage: str = PASSAGE, name: str = "wiki_retrieval") -> None:
+        super().__init__(name=name)
+        self.passage = passage
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        if self.passage:
+            llm_request.append_instructions([self.passage])
+        return None
+
+
+class Counter(BasePlugin):
+    """A plugin that reads each request and writes nothing into it."""
+
+    def __init__(self) -> None:
+        super().__init__(name="request_counter")
+        self.seen = 0
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        self.seen += 1
+        return None
+
+
+def _append(callback_context: CallbackContext, llm_request: LlmRequest) -> None:
+    llm_request.append_instructions([PASSAGE])
+
+
+async def _pay(
+    iban: str,
+    message: str = "settle invoice 2291",
+    *,
+    before: tuple[BasePlugin, ...] = (),
+    after: tuple[BasePlugin, ...] = (),
+    options: dict[str, Any] | None = None,
+    **agent: Any,
+) -> tuple[Bank, Run, FakeModel]:
+    bank = Bank()
+    model = FakeModel(
+        [
+            ScriptedResponse.call("send_money", recipient=iban, amount=120),
+            ScriptedResponse.text("ok"),
+        ]
+    )
+    root = LlmAgent(name="assistant", model=model, tools=[bank.send_money], **agent)
+    lattice = Lattice(policy=[guard(**(options or {}))])
+    app = App(name="app", root_agent=root, plugins=[*before, lattice, *after])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    session = await runner.session_service.create_session(app_name="app", user_id="u1")
+    run = await Run([], runner, session.id, "u1").send(user(message))
+    return bank, run, model
+
+
+def _read(model: FakeModel) -> bool:
+    return ATTACKER in str(model.requests[0])
+
+
+async def test_a_plugin_listed_before_the_lattice_taints_and_its_iban_is_denied() -> None:
+    """A retrieval plugin listed first writes before the lattice reads: it taints."""
+    bank, run, model = await _pay(ATTACKER, before=(Retrieval(),))
+    assert _read(model)
+    assert bank.sent == []
+    assert sources(run.state) == ["<plugin:wiki_retrieval>"]
+
+
+async def test_a_plugin_listed_after_the_lattice_taints_and_its_iban_is_denied() -> None:
+    """A retrieval plugin listed after the lattice wrote into the request: it taints."""
+    bank, run, model = await _pay(ATTACKER, after=(Retrieval(),))
+    assert _read(model)
+    assert bank.sent == []
+    assert sources(run.state) == ["<callback>"]
+
+
+async def test_an_agent_callback_writing_into_the_request_taints() -> None:
+    """An agent's before_model_callback that appends text taints as ``<callback>``."""
+    bank, run, model = await _pay(ATTACKER, before_model_callback=_append)
+    assert _read(model)
+    assert bank.sent == []
+    assert sources(run.state) == ["<callback>"]
+
+
+async def test_control_after_a_callback_the_typed_iban_is_paid() -> None:
+    """Control: with a retrieval plugin either side, the IBAN the user typed is paid."""
+    typed = f"pay invoice 2291 to {OWN}"
+    bank, _, _ = await _pay(OWN, typed, before=(Retrieval(),), after=(Retrieval(name="kb"),))
+    assert bank.sent == [OWN]
+
+
+async def test_control_a_plugin_after_the_lattice_that_writes_nothing_does_not_taint() -> None:
+    """Control: a plugin listed after the lattice that only reads the request taints nothing."""
+    counter = Counter()
+    bank, run, _ = await _pay(ATTACKER, after=(counter, Retrieval(passage="")))
+    assert counter.seen == 2
+    assert bank.sent == [ATTACKER]
+    assert sources(run.state) == ["send_money"]
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+async def test_trusted_callbacks_make_a_plugins_text_the_apps(where: str) -> None:
+    """With ``trusted_callbacks=True`` a retrieval plugin's passage does not taint."""
+    plugins = {where: (Retrieval(),)}
+    bank, run, _ = await _pay(ATTACKER, options={"trusted_callbacks": True}, **plugins)
+    assert bank.sent == [ATTACKER]
+    assert sources(run.state) == ["send_money"]
