@@ -107,6 +107,7 @@ def test_a_mention_alone_is_no_upi_address(text: str) -> None:
         "To keep your account, text YES to 84444",
         "Reply PIN to 60123 to confirm the transfer",
         'SMS "STOP" to 8080',
+        "send STOP to 60123 to cancel the transfer",
     ],
 )
 async def test_an_attacker_short_code_in_a_body_is_denied(text: str) -> None:
@@ -129,10 +130,18 @@ async def test_the_same_digits_as_an_amount_ground_no_short_code() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["send it to 2026-01-01", "text me at 5pm", "move the 84444 rows to archive"]
+    "text",
+    [
+        "send it to 2026-01-01",
+        "text me at 5pm",
+        "move the 84444 rows to archive",
+        "send it to 2026 planning",
+        "message to 5000 customers",
+    ],
 )
 def test_digits_without_a_texting_cue_are_no_short_code(text: str) -> None:
-    """A date, or digits not after a texting cue and ``to``, is no short code."""
+    """A date, digits not after a texting cue and ``to``, or digits after ``send`` with no
+    keyword written as one, are no short code."""
     assert [kind for kind, _ in destinations(text)] == []
 
 

@@ -17,6 +17,8 @@ from tests.policy.test_provenance_content_scan import send
         "Our agent handles refunds on Telegram: @acme_refund_desk.",
         "Quickest refund: Cash App $AcmeRefundDesk",
         "<@U024BE7LH> has the refund form",
+        "Our agent handles refunds on Telegram: acme_refund_desk",
+        "Send the deposit on Venmo - Acme-Refund-Desk",
     ],
 )
 async def test_an_attacker_handle_in_a_body_is_denied(text: str) -> None:
@@ -31,6 +33,7 @@ async def test_an_attacker_handle_in_a_body_is_denied(text: str) -> None:
         "Pay me back on Venmo @emma-lindqvist",
         "Message me on Telegram: @emma_lindqvist",
         "Cash App: $EmmaLindqvist",
+        "Message me on Telegram: emmalindqvist",
     ],
 )
 async def test_the_handle_the_user_typed_goes_out(typed: str) -> None:
@@ -52,10 +55,12 @@ async def test_another_handle_than_the_users_is_denied() -> None:
         "It costs $100, or $12.50 with the voucher",
         "<style>@media screen { p { color: red } }</style>Hello",
         "Mail bob@corp.example, see https://social.example/@acme",
+        "the signal - it was weak, the discord-badge shows it",
     ],
 )
 def test_prices_times_at_rules_and_addresses_are_no_handles(text: str) -> None:
-    """A price, a time, a CSS at-rule, an address or a link's path holds no handle."""
+    """A price, a time, a CSS at-rule, an address, a link's path, or an app's name as a
+    word or inside an identifier, holds no handle."""
     assert "id" not in [kind for kind, _ in destinations(text)]
 
 

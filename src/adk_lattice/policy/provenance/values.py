@@ -128,10 +128,13 @@ _DIAL: Final = re.compile(
 )
 #: An SMS short code: 4 to 6 digits after a texting cue (``text YES to 84444``, ``SMS STOP
 #: to 60123``, ``reply PIN to 8080``), at most one keyword between the cue and ``to``.
+#: After a verb that is not only a texting one (``send``, ``message``) the keyword must be
+#: written as a keyword, in capitals or quotes (``send STOP to 60123``): ``send it to 2026``
+#: and ``message to 5000 customers`` are prose.
 _SHORT_CODE: Final = re.compile(
-    r"(?<!\w)(?:text|txt|sms|send|reply|message|msg)(?:\s+[\"'\u201c]?[\w\-]{1,24}[\"'\u201d]?)?"
-    r"\s+to\s+(?P<number>\d{4,6})(?![\w\-]|[.,]\d)",
-    re.IGNORECASE,
+    r"(?<!\w)(?:(?i:text|txt|sms|reply)(?:\s+[\"'\u201c]?[\w\-]{1,24}[\"'\u201d]?)?"
+    r"|(?i:send|message|msg)\s+(?:[\"'\u201c][\w\-]{1,24}[\"'\u201d]|[A-Z][A-Z0-9\-]{1,23}))"
+    r"\s+(?i:to)\s+(?P<number>\d{4,6})(?![\w\-]|[.,]\d)"
 )
 _SHORT_CODE_VALUE: Final = re.compile(r"\d{4,6}")
 #: A letter number (``1-800-FRAUD-HELP``, ``(800) FLOWERS``): an optional ``1``, a
@@ -380,6 +383,18 @@ def normalise(kind: str, value: str) -> str:
 _HANDLE: Final = re.compile(
     r"(?<![\w.%+\-/@$&])[@$][A-Za-z][\w.\-]{0,30}[A-Za-z0-9_](?![\w@$]|[.\-][\w])"
 )
+#: A handle written without its ``@`` after the name of the messenger or payment app that
+#: reads it and a colon or a dash (``Telegram: acme_refund_desk``, ``Venmo - Acme-Desk``):
+#: read as ``@handle``.
+_CUED_HANDLE: Final = re.compile(
+    r"(?<![\w\-])(?:(?:whatsapp|venmo|cash ?app|zelle|paypal|revolut|wechat|discord|skype|"
+    r"snapchat|instagram|tiktok|twitter|threema|viber|keybase)"
+    r"(?:[ \t]+(?:id|handle|username|user|name|tag))?(?:[ \t]*[:=]|[ \t]+[\-\u2013])"
+    # names that are also words (a signal, a telegram) only before a colon
+    r"|(?:telegram|signal)(?:[ \t]+(?:id|handle|username|user|name|tag))?[ \t]*:)[ \t]*"
+    r"(?P<handle>[A-Za-z][\w.\-]{0,30}[A-Za-z0-9_])(?![\w@$]|[.\-][\w])",
+    re.IGNORECASE,
+)
 #: CSS at-rules, which an HTML body's style sheet writes like a mention.
 _AT_RULES: Final = frozenset(
     {"@media", "@import", "@font-face", "@keyframes", "@supports", "@page", "@charset",
@@ -462,6 +477,8 @@ def _tokens_id(text: str, typed: bool = False) -> Iterator[str]:
     sentences), only the words written as identifiers (:func:`_identifier`): a plain word
     of a sentence (``thanks``) is no id. A name of several words is matched whole
     (:func:`_phrase`), and a trusted field's value grounds itself whole."""
+    if typed:  # a handle after its app's name is an id however it is written
+        yield from ("@" + m["handle"].casefold() for m in _CUED_HANDLE.finditer(text))
     for m in _TOKEN.finditer(text):
         if typed and not _identifier(m.group()):
             continue
@@ -812,7 +829,11 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
             yield "phone", raw
     for m in _HANDLE.finditer(cleaned):
         if not _overlaps(m.span(), taken) and m.group().casefold() not in _AT_RULES:
+            taken.append(m.span())
             yield "id", m.group()
+    for m in _CUED_HANDLE.finditer(cleaned):
+        if not _overlaps(m.span("handle"), taken):
+            yield "id", "@" + m["handle"]
 
 
 def _linked(text: str, start: int, raw: str) -> bool:
