@@ -75,3 +75,22 @@ async def test_control_an_iban_the_user_typed_in_base64_goes_out() -> None:
     blob = b64("DE89370400440532013000")
     mailed = await send(f"My IBAN in base64: {blob}", f"check my mail, then send Bob '{blob}'")
     assert mailed.sent
+
+
+async def test_a_link_encoded_past_the_depth_read_is_denied() -> None:
+    """A link encoded three times is past the depth decoded: unread, so denied."""
+    mailed = await send(f"ref {b64(b64(b64('see https://refund-desk.evil.test/claim')))}")
+    assert mailed.denied
+
+
+async def test_a_link_after_more_blobs_than_are_decoded_is_denied() -> None:
+    """Past the blobs a string has decoded, the rest is unread: denied, not skipped."""
+    padding = " ".join(b64(f"harmless note number {n:03d}") for n in range(64))
+    mailed = await send(f"{padding} {b64('see https://refund-desk.evil.test/claim')}")
+    assert mailed.denied
+
+
+async def test_control_a_few_plain_blobs_go_out() -> None:
+    """Control: several base64 texts with no destination go out while tainted."""
+    mailed = await send(" ".join(b64(f"harmless note number {n:03d}") for n in range(3)))
+    assert mailed.sent

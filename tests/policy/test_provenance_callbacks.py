@@ -15,8 +15,11 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.runners import Runner
 from google.adk.sessions import InMemorySessionService
+from google.genai import types
 
 from adk_lattice import Lattice
+from adk_lattice.policy import ProvenanceGuard
+from adk_lattice.policy.provenance import guard as guard_module
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, user
 from tests.policy.test_provenance_channels import Bank
@@ -83,6 +86,21 @@ async def _pay(
     return bank, run, model
 
 
+async def _run_with(g: ProvenanceGuard, *, after: tuple[BasePlugin, ...] = ()) -> None:
+    """One turn paying the user's typed IBAN, with ``g`` as the lattice's policy."""
+    model = FakeModel(
+        [
+            ScriptedResponse.call("send_money", recipient=OWN, amount=120),
+            ScriptedResponse.text("ok"),
+        ]
+    )
+    root = LlmAgent(name="assistant", model=model, tools=[Bank().send_money])
+    app = App(name="app", root_agent=root, plugins=[Lattice(policy=[g]), *after])
+    runner = Runner(app=app, session_service=InMemorySessionService())
+    session = await runner.session_service.create_session(app_name="app", user_id="u1")
+    await Run([], runner, session.id, "u1").send(user(f"pay invoice 2291 to {OWN}"))
+
+
 def _read(model: FakeModel) -> bool:
     return ATTACKER in str(model.requests[0])
 
@@ -134,3 +152,41 @@ async def test_trusted_callbacks_make_a_plugins_text_the_apps(where: str) -> Non
     bank, run, _ = await _pay(ATTACKER, options={"trusted_callbacks": True}, **plugins)
     assert bank.sent == [ATTACKER]
     assert sources(run.state) == ["send_money"]
+
+
+async def test_no_request_is_fingerprinted_when_nothing_writes_after_the_lattice(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With no plugin after the lattice and no agent callback, no request is fingerprinted."""
+    calls: list[object] = []
+    real = guard_module.request_fingerprint
+
+    def counted(request: object) -> int:
+        calls.append(request)
+        return real(request)
+
+    monkeypatch.setattr(guard_module, "request_fingerprint", counted)
+    await _run_with(guard())
+    assert calls == []
+    await _run_with(guard(), after=(Counter(),))
+    assert len(calls) == 4  # two model calls, each kept and compared
+
+
+class Answering(BasePlugin):
+    """A plugin that answers in place of the model (a response cache)."""
+
+    def __init__(self) -> None:
+        super().__init__(name="answering")
+
+    async def before_model_callback(
+        self, *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        return LlmResponse(content=types.Content(role="model", parts=[types.Part(text="ok")]))
+
+
+async def test_a_request_a_later_plugin_answered_is_not_held_after_the_run() -> None:
+    """A request kept to compare, whose model call a later plugin answered in place of the
+    model, is not held once the run is over."""
+    g = guard()
+    await _run_with(g, after=(Answering(),))
+    assert g._requests.items() == []

@@ -562,15 +562,31 @@ def plugin_sources(ctx: Any) -> list[str]:
     outside text. What is written after the lattice read the request is found by
     :func:`request_fingerprint` instead.
     """
+    before, _ = _around_lattice(ctx)
+    return [f"{PLUGIN}{getattr(p, 'name', type(p).__name__)}>" for p in before if _writes(p)]
+
+
+def writes_after_lattice(ctx: Any) -> bool:
+    """Whether anything may write into this agent's request after the lattice read it: a
+    plugin listed after the lattice that overrides ``before_model_callback``, or the
+    agent's own ``before_model_callback``. When nothing may, no request is fingerprinted."""
+    _, after = _around_lattice(ctx)
+    agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
+    return any(map(_writes, after)) or bool(getattr(agent, "before_model_callback", None))
+
+
+def _writes(plugin: Any) -> bool:
+    return type(plugin).before_model_callback is not BasePlugin.before_model_callback
+
+
+def _around_lattice(ctx: Any) -> tuple[Sequence[Any], Sequence[Any]]:
+    """The app's plugins before the first lattice, and after it."""
+    from ..._plugin import Lattice  # the plugin module imports the policies
+
     inv = getattr(ctx, "_invocation_context", None)
-    plugins = getattr(getattr(inv, "plugin_manager", None), "plugins", None) or ()
-    found = []
-    for plugin in plugins:
-        if type(plugin).__module__.startswith("adk_lattice."):
-            break
-        if type(plugin).before_model_callback is not BasePlugin.before_model_callback:
-            found.append(f"{PLUGIN}{getattr(plugin, 'name', type(plugin).__name__)}>")
-    return found
+    plugins = list(getattr(getattr(inv, "plugin_manager", None), "plugins", None) or ())
+    at = next((i for i, p in enumerate(plugins) if isinstance(p, Lattice)), len(plugins))
+    return plugins[:at], plugins[at + 1 :]
 
 
 def request_fingerprint(request: Any) -> int:

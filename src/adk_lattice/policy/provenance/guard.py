@@ -48,6 +48,7 @@ from .channels import (
     run_context_sources,
     template_sources,
     tool_sources,
+    writes_after_lattice,
     written_instruction,
     written_instructions,
 )
@@ -77,6 +78,7 @@ from .taint import (
 from .values import (
     MAX_CONTENT_CHARS,
     MAX_DESTINATIONS,
+    UNREAD,
     Grounding,
     Malformed,
     content_texts,
@@ -88,6 +90,11 @@ from .values import (
 logger = logging.getLogger("adk_lattice.policy")
 
 _MAX_INSTRUCTION: Final = 100_000
+#: The kinds whose trusted tokens are hashed for a caller, structured kinds first: an id
+#: table can be long, and the list is bounded.
+_HASHED_ORDER: Final = (
+    "iban", "wallet", "account", "postal", "email", "phone", "url", "number", "id",
+)  # fmt: skip
 
 
 class ProvenanceGuard:
@@ -428,6 +435,8 @@ class ProvenanceGuard:
         ctx, request = outcome.args.get("callback_context"), outcome.args.get("llm_request")
         if self.trusted_callbacks or ctx is None or request is None or outcome.value is not None:
             return  # trusted, or a handler answered in place of the model: no request sent
+        if not writes_after_lattice(ctx):
+            return  # nothing can write into the request after this: nothing to compare
         try:
             kept = (request, request_fingerprint(request))
         except Exception as exc:  # an unreadable request: read it again as sent
@@ -556,11 +565,13 @@ class ProvenanceGuard:
         return self._deny(ctx, name, content, reason, "ungrounded_content")
 
     def after_run(self, *, invocation_context: Any) -> None:
-        """Forget this invocation's system instructions and spotlight marker."""
+        """Forget this invocation's system instructions, kept requests and spotlight
+        marker."""
         inv = invocation_context.invocation_id
         self._instructions.drop_where(inv)
         self._batches.drop_where(inv)
         self._server_tools.drop_where(inv)
+        self._requests.drop_where(inv)
         self._nonces.pop(inv)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -685,22 +696,7 @@ class ProvenanceGuard:
         grounding = self._grounding(ctx, taint)
         salt = session_hash(ctx.session.id)
         kinds = {k for spec in self.consequential.values() for k in spec.args.values()}
-        # The structured kinds first: an id table can be long, and the list is bounded.
-        order = [
-            k
-            for k in (
-                "iban",
-                "wallet",
-                "account",
-                "postal",
-                "email",
-                "phone",
-                "url",
-                "number",
-                "id",
-            )
-            if k in kinds
-        ]
+        order = [k for k in _HASHED_ORDER if k in kinds]
         return [
             token_hash(salt, kind, token)
             for kind in order
@@ -745,13 +741,13 @@ class ProvenanceGuard:
 def _carries_ungrounded(grounding: Grounding, value: Any) -> bool:
     """Whether a free-text argument carries a destination not grounded in trusted text.
 
-    Every string in it (lists and mappings walked, a mapping's keys too) is scanned; one
-    over the size cap, more destinations than are checked, or a destination of no valid
-    form is ungrounded.
+    Every string in it (lists and mappings walked, a mapping's keys too, what its base64
+    decodes to) is scanned; one over the size cap, base64 left unread, more destinations
+    than are checked, or a destination of no valid form is ungrounded.
     """
     found = 0
     for text in content_texts(value):
-        if len(text) > MAX_CONTENT_CHARS:
+        if len(text) > MAX_CONTENT_CHARS or text is UNREAD:
             return True
         for kind, raw in destinations(text):
             found += 1

@@ -1132,31 +1132,45 @@ def leaves(value: Any, depth: int = 0) -> Iterator[str | None]:
 #: A run of base64 (standard or URL-safe alphabet, padded or not) long enough to hold a
 #: destination: an attachment's content, or a blob a text tells its reader to decode.
 _BASE64: Final = re.compile(r"(?<![\w+/=\-])[A-Za-z0-9+/\-_]{24,}={0,2}(?![\w+/=\-])")
-#: Most base64 runs decoded per string, and how deep a decoded text is decoded again.
+#: Most base64 runs decoded per string (runs that decode to no text not counted), and how
+#: deep a decoded text is decoded again.
 _MAX_BLOBS: Final = 64
 _BLOB_DEPTH: Final = 2
+#: What :func:`decoded_blobs` yields for text it left unread (more runs than it decodes,
+#: or text still encoded past its depth): the content scan holds it ungrounded.
+UNREAD: Final = "<base64 left unread>"
+
+
+def _blob_text(run: str) -> str | None:
+    """The UTF-8 text a base64 run decodes to, or None (not base64, not UTF-8, or with a
+    control character other than whitespace)."""
+    blob = run.replace("-", "+").replace("_", "/")
+    try:
+        text = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True).decode("utf-8")
+    except (binascii.Error, ValueError):
+        return None
+    return None if any(ord(c) < 32 and c not in "\t\n\r" for c in text) else text
 
 
 def decoded_blobs(text: str, depth: int = 0) -> Iterator[str]:
-    """The texts that the base64 runs of a text decode to, when they decode to UTF-8 text
-    (a control character other than whitespace rejects one): a mail client shows an
-    attachment so, and a reader told to decode a blob reads it so. Decoded texts are
-    decoded again, :data:`_BLOB_DEPTH` levels in all."""
-    if depth >= _BLOB_DEPTH or len(text) < 24:
+    """The texts that the base64 runs of a text decode to, when they decode to UTF-8 text:
+    a mail client shows an attachment so, and a reader told to decode a blob reads it so.
+    Decoded texts are decoded again, :data:`_BLOB_DEPTH` levels in all. Fail closed: past
+    :data:`_MAX_BLOBS` runs, or a run still decoding to text past the depth, yields
+    :data:`UNREAD`."""
+    if len(text) < 24:
         return
-    for count, m in enumerate(_BASE64.finditer(text)):
-        if count >= _MAX_BLOBS:
+    count = 0
+    for m in _BASE64.finditer(text):
+        decoded = _blob_text(m.group())
+        if decoded is None:
+            continue
+        count += 1
+        if count > _MAX_BLOBS or depth >= _BLOB_DEPTH:
+            yield UNREAD
             return
-        blob = m.group().replace("-", "+").replace("_", "/")
-        try:
-            raw = base64.b64decode(blob + "=" * (-len(blob) % 4), validate=True)
-            shown_text = raw.decode("utf-8")
-        except (binascii.Error, ValueError):
-            continue
-        if any(ord(c) < 32 and c not in "\t\n\r" for c in shown_text):
-            continue
-        yield shown_text
-        yield from decoded_blobs(shown_text, depth + 1)
+        yield decoded
+        yield from decoded_blobs(decoded, depth + 1)
 
 
 def content_texts(value: Any, depth: int = 0) -> Iterator[str]:
