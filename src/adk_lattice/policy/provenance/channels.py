@@ -591,23 +591,36 @@ def _around_lattice(ctx: Any) -> tuple[Sequence[Any], Sequence[Any]]:
 
 def request_fingerprint(request: Any) -> int:
     """A hash of what a model request shows the model: its system instruction, every
-    content part (its text, and which data, file, call or response object it holds) and
-    its tools. Strings cache their hash, so the same request costs a walk of its parts."""
+    content part (its text, the data or file it points at, the call's arguments, the
+    response's body, code and its result) and its tools. A writer that edits a part in
+    place changes the hash as surely as one that adds a part."""
     config = getattr(request, "config", None)
     system = instruction_text(getattr(config, "system_instruction", None))
     parts = tuple(
-        (
-            content.role,
-            tuple(
-                (p.text, id(p.inline_data), id(p.file_data), id(p.function_call),
-                 id(p.function_response))
-                for p in content.parts or ()
-            ),
-        )
+        (content.role, tuple(_part_key(p) for p in content.parts or ()))
         for content in getattr(request, "contents", None) or ()
-    )  # fmt: skip
+    )
     tools = tuple(id(t) for t in getattr(config, "tools", None) or ())
     return hash((system, parts, tools, len(getattr(request, "tools_dict", None) or ())))
+
+
+def _part_key(part: Any) -> tuple[Any, ...]:
+    """What one part shows the model, as a hashable value (bodies by their repr)."""
+    call, response = part.function_call, part.function_response
+    data, file, code, result = (
+        part.inline_data, part.file_data, part.executable_code, part.code_execution_result
+    )  # fmt: skip
+    return (
+        part.text,
+        None if call is None else (call.name, repr(call.args)),
+        None
+        if response is None
+        else (response.name, repr(response.response), repr(response.parts)),
+        None if data is None else (data.mime_type, data.data),
+        None if file is None else (file.file_uri, file.mime_type),
+        None if code is None else code.code,
+        None if result is None else result.output,
+    )
 
 
 def example_sources(ctx: Any, trusted: Callable[[str], bool]) -> list[str]:
