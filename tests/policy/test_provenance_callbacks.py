@@ -310,3 +310,83 @@ async def test_a_tool_response_edited_in_place_after_the_lattice_taints() -> Non
     assert ATTACKER in str(model.requests[1])
     assert bank.sent == []
     assert sources(run.state) == ["<callback>"]
+
+
+def _quiet(contents: list[types.Content]) -> list[types.Content]:
+    return contents
+
+
+def _adk_readers(tmp: str) -> list[BasePlugin]:
+    """ADK's plugins that write no outside text into a request."""
+    from google.adk.plugins import (
+        ContextFilterPlugin,
+        DebugLoggingPlugin,
+        GlobalInstructionPlugin,
+        LoggingPlugin,
+        ReflectAndRetryModelPlugin,
+    )
+
+    return [
+        LoggingPlugin(),
+        DebugLoggingPlugin(output_path=f"{tmp}/debug.yaml"),
+        ReflectAndRetryModelPlugin(),
+        ContextFilterPlugin(num_invocations_to_keep=3),
+        GlobalInstructionPlugin("Answer in the user's language."),
+    ]
+
+
+@pytest.mark.parametrize("index", range(5))
+async def test_an_adk_plugin_that_writes_no_outside_text_does_not_taint_before_the_lattice(
+    index: int, tmp_path: Any
+) -> None:
+    """ADK's loggers, reflect-and-retry, a context filter with no custom filter and a
+    plain global instruction, listed before the lattice, do not taint the session."""
+    plugin = _adk_readers(str(tmp_path))[index]
+    bank, run, _ = await _pay(ATTACKER, before=(plugin,))
+    assert bank.sent == [ATTACKER]
+    assert sources(run.state) == ["send_money"]
+
+
+def _logging_subclass() -> BasePlugin:
+    from google.adk.plugins import LoggingPlugin
+
+    class Annotating(LoggingPlugin):
+        async def before_model_callback(
+            self, *, callback_context: CallbackContext, llm_request: LlmRequest
+        ) -> LlmResponse | None:
+            llm_request.append_instructions([PASSAGE])
+            return None
+
+    return Annotating(name="annotating_logger")
+
+
+def _writing_adk_plugins() -> list[BasePlugin]:
+    from google.adk.plugins import ContextFilterPlugin, GlobalInstructionPlugin
+
+    return [
+        _logging_subclass(),
+        ContextFilterPlugin(custom_filter=_quiet, name="custom_filter"),
+        GlobalInstructionPlugin("Known facts: {user:profile_note?}", name="templated"),
+    ]
+
+
+@pytest.mark.parametrize("index", range(3))
+async def test_an_adk_plugin_that_may_write_outside_text_taints_before_the_lattice(
+    index: int,
+) -> None:
+    """A subclass of an ADK reader, a context filter with a custom filter and a templated
+    global instruction, listed before the lattice, each taint as ``<plugin:name>``."""
+    plugin = _writing_adk_plugins()[index]
+    bank, run, _ = await _pay(ATTACKER, before=(plugin,))
+    assert bank.sent == []
+    assert sources(run.state) == [f"<plugin:{plugin.name}>"]
+
+
+async def test_no_request_is_fingerprinted_when_only_adk_readers_follow_the_lattice(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """With only ADK plugins that write no outside text after the lattice, no request is
+    fingerprinted."""
+    calls = _counting(monkeypatch)
+    await _run_with(guard(), after=tuple(_adk_readers(str(tmp_path))))
+    assert calls == []

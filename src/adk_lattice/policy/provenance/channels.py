@@ -575,8 +575,37 @@ def writes_after_lattice(ctx: Any) -> bool:
     return any(map(_writes, after)) or bool(getattr(agent, "before_model_callback", None))
 
 
+#: ADK's own plugins whose ``before_model_callback`` writes no outside text into the
+#: request, by class (a subclass may write anything): the loggers and the analytics
+#: plugin only read it; the reflect-and-retry plugin adds a tool ADK wrote.
+_ADK_READERS = frozenset(
+    f"google.adk.plugins.{name}"
+    for name in (
+        "logging_plugin.LoggingPlugin",
+        "debug_logging_plugin.DebugLoggingPlugin",
+        "bigquery_agent_analytics_plugin.BigQueryAgentAnalyticsPlugin",
+        "_reflect_retry_model_plugin.ReflectAndRetryModelPlugin",
+    )
+)
+
+
 def _writes(plugin: Any) -> bool:
-    return type(plugin).before_model_callback is not BasePlugin.before_model_callback
+    """Whether a plugin may write outside text into a model request: it overrides
+    ``before_model_callback``, and is not one of ADK's plugins that write none (a reader;
+    ``ContextFilterPlugin`` with no custom filter, which only drops contents;
+    ``GlobalInstructionPlugin`` with a plain string, the app's own words, no template)."""
+    cls = type(plugin)
+    if cls.before_model_callback is BasePlugin.before_model_callback:
+        return False
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    if name in _ADK_READERS:
+        return False
+    if name == "google.adk.plugins.context_filter_plugin.ContextFilterPlugin":
+        return getattr(plugin, "_custom_filter", True) is not None
+    if name == "google.adk.plugins.global_instruction_plugin.GlobalInstructionPlugin":
+        text = getattr(plugin, "global_instruction", None)
+        return not isinstance(text, str) or "{" in text
+    return True
 
 
 def _around_lattice(ctx: Any) -> tuple[Sequence[Any], Sequence[Any]]:
@@ -670,5 +699,23 @@ def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list
             continue
         if id(getattr(tool, "func", None)) in functions and declared_by_code(tool):
             continue
+        if _adk_plugin_tool(tool):
+            continue
         found.append(f"{TOOL}{name}>")
     return found
+
+
+#: ADK's plugins that add a tool to the request, and that tool's method: ADK's words.
+_ADK_PLUGIN_TOOLS: Final = {
+    "google.adk.plugins._reflect_retry_model_plugin.ReflectAndRetryModelPlugin": (
+        "adk_handle_model_error"
+    ),
+}
+
+
+def _adk_plugin_tool(tool: Any) -> bool:
+    """Whether a tool is one an ADK plugin (not a subclass) added: its own method."""
+    func = getattr(tool, "func", None)
+    owner = type(getattr(func, "__self__", None))
+    name = f"{owner.__module__}.{owner.__qualname__}"
+    return _ADK_PLUGIN_TOOLS.get(name) == getattr(func, "__name__", None)
