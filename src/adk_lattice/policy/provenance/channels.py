@@ -37,6 +37,7 @@ from google.adk.agents import LlmAgent
 from google.adk.examples.base_example_provider import BaseExampleProvider
 from google.adk.plugins.base_plugin import BasePlugin
 from google.adk.tools.base_tool import BaseTool
+from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.example_tool import ExampleTool
 
 from .taint import CONTROL_TOOLS, instruction_text, node_inputs, user_texts
@@ -682,16 +683,18 @@ def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list
     description or parameter descriptions its author wrote; a tool a toolset provided,
     ``McpToolset`` and any other ``BaseToolset``) was described by its provider: outside
     text, unless ``trusted(name)`` (the tool is declared trusted whole, or its declaration
-    is). ADK's control tools and the tools its own processors add are left out.
+    is). ADK's control tools and the tools its own processors add are left out. A listed
+    tool that edits the request without declaring a function is named too
+    (:func:`_request_editors`).
     """
     agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
     tools = getattr(request, "tools_dict", None) or {}
-    if agent is None or not tools:
+    if agent is None:
         return []
     listed = getattr(agent, "tools", None) or ()
+    found = [f"{TOOL}{name}>" for name in _request_editors(listed) if not trusted(name)]
     objects = {id(t) for t in listed if declared_by_code(t)}
     functions = {id(t) for t in listed if callable(t) and not isinstance(t, BaseTool)}
-    found = []
     for name, tool in tools.items():
         if name in CONTROL_TOOLS or name in _ADK_TOOLS or trusted(name):
             continue
@@ -702,7 +705,26 @@ def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list
         if _adk_plugin_tool(tool):
             continue
         found.append(f"{TOOL}{name}>")
-    return found
+    return list(dict.fromkeys(found))
+
+
+def _request_editors(listed: Iterable[Any]) -> Iterator[str]:
+    """The names of the listed tools and toolsets a third party's code lets edit the
+    request: a tool class outside :data:`CODE_DECLARATIONS`, or a toolset class outside
+    ADK, that overrides ``process_llm_request`` (it may append any text to the request
+    without declaring a function, so the request's tools never show it)."""
+    for tool in listed:
+        if isinstance(tool, BaseTool):
+            if type(tool) in code_declared_classes():
+                continue
+            if type(tool).process_llm_request is not BaseTool.process_llm_request:
+                yield tool.name
+        elif (
+            isinstance(tool, BaseToolset)
+            and not type(tool).__module__.startswith("google.adk.")
+            and type(tool).process_llm_request is not BaseToolset.process_llm_request
+        ):
+            yield type(tool).__name__
 
 
 #: ADK's plugins that add a tool to the request, and that tool's method: ADK's words.
