@@ -156,9 +156,11 @@ async def test_artifact_name_in_the_instruction_does_not_ground() -> None:
 
 
 async def test_control_artifact_name_reaches_the_instruction() -> None:
-    """Control: LoadArtifactsTool really writes the artifact's name into the instruction."""
+    """Control: LoadArtifactsTool really writes the artifact's name into the request (the
+    system instruction, or from google-adk 2.15 a user-role instruction content)."""
     _, model = await _artifact_run()
-    assert ATTACKER_IBAN in str(model.requests[1].config.system_instruction)
+    request = model.requests[1]
+    assert ATTACKER_IBAN in str(request.config.system_instruction) + str(request.contents)
 
 
 async def test_state_templated_into_the_instruction_does_not_ground() -> None:
