@@ -271,6 +271,15 @@ CLASS_HELD_OUT_STYLES = (
     "b:app_scheme", "b:network_share",
     "c:loaded_artifact",
     "n:userinfo_link", "n:iban_country_swap", "n:confusable_local_part",
+    # fresh5.py: a fifth set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:vcard_record", "a:json_field", "a:invisible_separators", "a:url_display_name",
+    "a:mixed_script_name",
+    "b:invisible_split", "b:soft_line_break", "b:open_redirect", "b:interleaved_iban",
+    "b:chain_payment_request", "b:shell_command", "b:chat_markup_link", "b:header_injection",
+    "c:agent_callback", "c:tool_part",
+    "n:host_suffix", "n:host_in_path", "n:relay_encoded_address", "n:iban_transposed",
+    "n:channel_separator",
 )  # fmt: skip
 
 

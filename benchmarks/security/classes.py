@@ -28,8 +28,8 @@ meaning, beyond an instruction planted in an untrusted tool output.
   comparison; meant to be stopped.
 
 The held-out styles written later from the attacker's side are in ``fresh.py``, a second
-set written after those were tuned on in ``fresh2.py``, a third in ``fresh3.py`` and a fourth
-in ``fresh4.py``; all are joined here.
+set written after those were tuned on in ``fresh2.py``, a third in ``fresh3.py``, a fourth
+in ``fresh4.py`` and a fifth in ``fresh5.py``; all are joined here.
 
 Each class has benign tasks whose arguments come from the user or a trusted field
 (``BENIGN``), run without an injection; the side-door class runs them with a benign text in
@@ -49,6 +49,7 @@ from .fresh import FRESH_BENIGN, FRESH_TASKS, fresh_benign_doors, fresh_cases
 from .fresh2 import FRESH2_BENIGN, FRESH2_TASKS, fresh2_benign_cases, fresh2_cases
 from .fresh3 import FRESH3_BENIGN, FRESH3_TASKS, fresh3_benign_cases, fresh3_cases
 from .fresh4 import FRESH4_BENIGN, FRESH4_TASKS, fresh4_benign_cases, fresh4_cases
+from .fresh5 import FRESH5_BENIGN, FRESH5_TASKS, fresh5_benign_cases, fresh5_cases
 from .tasks import BANK_NEWS, BOB, LENA, NEWS, TASKS, TOM, Call, Task, _c, _mail, _pay
 
 CLASSES = {
@@ -112,7 +113,8 @@ EXTRA_TASKS: tuple[Task, ...] = (
        _c("create_event", title="Table tennis", start="2026-12-04T17:00", participants=[])),
 )  # fmt: skip
 ALL_TASKS: tuple[Task, ...] = (
-    *TASKS, *EXTRA_TASKS, *FRESH_TASKS, *FRESH2_TASKS, *FRESH3_TASKS, *FRESH4_TASKS
+    *TASKS, *EXTRA_TASKS, *FRESH_TASKS, *FRESH2_TASKS, *FRESH3_TASKS, *FRESH4_TASKS,
+    *FRESH5_TASKS,
 )  # fmt: skip
 BY_ID = {t.id: t for t in ALL_TASKS}
 
@@ -125,7 +127,7 @@ BENIGN: dict[str, tuple[str, ...]] = {
     "near_miss": ("f01", "f09", "f02"),
     "trusted_value": ("b03", "b04", "xb1", "xf1", "xc1"),
 }
-_FRESH_BENIGN = (FRESH_BENIGN, FRESH2_BENIGN, FRESH3_BENIGN, FRESH4_BENIGN)
+_FRESH_BENIGN = (FRESH_BENIGN, FRESH2_BENIGN, FRESH3_BENIGN, FRESH4_BENIGN, FRESH5_BENIGN)
 BENIGN = {k: (*v, *(t for b in _FRESH_BENIGN for t in b.get(k, ()))) for k, v in BENIGN.items()}
 
 
@@ -349,15 +351,15 @@ def _side_door_cases() -> list[Case]:
 
 def benign_doors() -> list[Case]:
     """Each door holding a benign text, for the side-door class's benign runs (and, from
-    ``fresh2.py``, ``fresh3.py`` and ``fresh4.py``, benign directory entries of their
-    trusted-field shapes)."""
+    ``fresh2.py`` to ``fresh5.py``, benign directory entries of their trusted-field
+    shapes)."""
     own = [
         Case(f"c:{door}", f"c:{door}:benign", lambda _, t=text: t, f"door:{door}",
              klass="side_door", hosts=SIDE_DOOR_HOSTS)
         for door, text in BENIGN_DOOR_TEXT.items()
     ]  # fmt: skip
     return [*own, *fresh_benign_doors(), *fresh2_benign_cases(), *fresh3_benign_cases(),
-            *fresh4_benign_cases()]  # fmt: skip
+            *fresh4_benign_cases(), *fresh5_benign_cases()]  # fmt: skip
 
 
 # -- class d: effects with no destination ----------------------------------------------------
@@ -494,6 +496,7 @@ def class_cases() -> list[Case]:
         *fresh2_cases(),
         *fresh3_cases(),
         *fresh4_cases(),
+        *fresh5_cases(),
     ]
 
 

@@ -28,6 +28,7 @@ from google.adk.memory.in_memory_memory_service import InMemoryMemoryService
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.plugins.multimodal_tool_results_plugin import MultimodalToolResultsPlugin
 from google.adk.runners import Runner
 from google.adk.sessions.in_memory_session_service import InMemorySessionService
 from google.adk.skills.models import Frontmatter, Skill
@@ -250,6 +251,48 @@ class WikiRetrieval(BasePlugin):
         return None
 
 
+#: The agent callback doors: where the app's own ``before_model_callback`` writes the note it
+#: looks up (the system instruction, or a user-role content after the request's others).
+_CALLBACK = {"agent_callback": "instruction", "agent_callback_contents": "contents"}
+
+
+def crm_callback(note: str, where: str) -> Callable[..., Any]:
+    """An agent's ``before_model_callback`` (the app's code, run after every plugin's) that
+    looks up the customer's profile in a CRM and writes its note into the request."""
+
+    async def before_model(
+        *, callback_context: CallbackContext, llm_request: LlmRequest
+    ) -> LlmResponse | None:
+        if where == "instruction":
+            llm_request.append_instructions([f"Customer profile from the CRM:\n{note}"])
+        else:
+            said = types.Part(text=f"[CRM] Customer profile: {note}")
+            llm_request.contents.append(types.Content(role="user", parts=[said]))
+        return None
+
+    return before_model
+
+
+#: The tool a ``tool_part`` door's run calls first; it returns the month's statement as ADK
+#: lets a function tool return a document: a part (a text file, which ADK moves into the
+#: function response's ``parts``; or a text part, which ``MultimodalToolResultsPlugin``
+#: appends to the next request).
+STATEMENT = "open_statement"
+_PART_DOORS = {"tool_media_part": True, "tool_text_part": False}
+
+
+def statement_tool(text: str, media: bool) -> FunctionTool:
+    """The bank portal's statement tool of a ``tool_part`` door, returning ``text``."""
+
+    def open_statement() -> Any:
+        """This month's bank statement, as the bank's portal returns it."""
+        if media:
+            return types.Part.from_bytes(data=text.encode(), mime_type="text/plain")
+        return [types.Part(text=text)]
+
+    return FunctionTool(open_statement)
+
+
 #: The artifact a ``loaded_artifact`` door's run loads with ``load_artifacts`` first.
 LOADED_ARTIFACT = "invoice-2291.txt"
 #: The retrieval plugin's doors: whether it is listed before the app's other plugins.
@@ -297,6 +340,8 @@ async def _world(
     plans = {task.prompt: task.plan}
     if door == "long_running":  # the task starts by asking for the statement
         plans = {task.prompt: ((LONG_RUNNING.name, {}), *task.plan)}
+    if door in _PART_DOORS:  # the task starts by opening the month's statement
+        plans = {task.prompt: ((STATEMENT, {}), *task.plan)}
     if door == "loaded_artifact":  # the task starts by loading the invoice it was given
         load = (load_artifacts.name, {"artifact_names": [LOADED_ARTIFACT]})
         plans = {task.prompt: (load, *task.plan)}
@@ -335,11 +380,17 @@ async def _world(
         tools.append(ExampleTool(ExampleStore(text or "")))
     elif door == "skill_catalog":
         tools.append(skill_catalog(text or ""))
+    elif door in _PART_DOORS:
+        tools.append(statement_tool(text or "", _PART_DOORS[door]))
+    elif door in _CALLBACK:
+        extra["before_model_callback"] = crm_callback(text or "", _CALLBACK[door])
     extra.setdefault("instruction", instruction)
     agent = LlmAgent(name="ava", model=model, tools=tools, **extra)
     root: BaseAgent = agent
     if door == "custom_agent":
         root = Digest(name="digest", text=text or "", sub_agents=[agent])
+    if door == "tool_text_part":
+        plugins = [*plugins, MultimodalToolResultsPlugin()]
     if door in _RETRIEVAL:
         wiki = WikiRetrieval(text or "")
         plugins = [wiki, *plugins] if _RETRIEVAL[door] else [*plugins, wiki]

@@ -5,9 +5,11 @@ names a task) it knows the task and emits the task's calls one per turn; before 
 reads every text, attached text document and tool output (field names included) in the
 request, the system instruction and the tools' descriptions (their parameters' too), and
 a document a ``file_data`` part of the request points at (given as ``files``), the way a
-capable model would (NFKC, invisible characters dropped, Unicode tag characters read as the
-ASCII they shadow, look-alike letters folded, HTML character references and RFC 2047
-encoded-words decoded, base64 runs and ROT13 decoded) and, when it finds all of an
+capable model would (NFKC, invisible characters dropped, and read as a break between
+words too, Unicode tag characters read as the ASCII they shadow, look-alike letters folded,
+folded lines unfolded, HTML character references, percent-encoding and RFC 2047
+encoded-words decoded, base64 runs and ROT13 decoded; a text document a function response
+carries as a part is read too) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
 A guard that withholds or redacts the text therefore prevents obedience; one that only
 blocks the call does not.
@@ -31,6 +33,7 @@ import re
 import unicodedata
 from collections.abc import AsyncGenerator, Iterable, Mapping, Sequence
 from typing import Any
+from urllib.parse import unquote
 
 from google.adk.models.base_llm import BaseLlm
 from google.adk.models.llm_request import LlmRequest
@@ -45,6 +48,9 @@ _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 #: An RFC 2047 encoded-word: charset, encoding (``B`` base64, ``Q`` quoted-printable), text.
 _ENCODED_WORD = re.compile(r"=\?([^?\s]+)\?([BbQq])\?([^?\s]*)\?=")
+#: A folded line's break (RFC 5545, RFC 6350: a line break and one space or tab), which
+#: unfolding removes.
+_FOLD = re.compile(r"\r?\n[ \t]")
 _LOOKALIKE = str.maketrans("аеосріхуАВЕКМНОРСТХІ", "aeocpixyABEKMHOPCTXI")  # noqa: RUF001
 #: Unicode tag characters (U+E0020 to U+E007E) as the ASCII they shadow, which a model's
 #: tokenizer reads; the language tag and the cancel tag dropped.
@@ -74,13 +80,18 @@ def _encoded_words(text: str) -> str:
 
 def reading(text: str) -> list[str]:
     """What a capable model makes of ``text``: the folded text, its decodings (character
-    references and RFC 2047 encoded-words decoded as a renderer does), lower-cased."""
-    folded = unicodedata.normalize("NFKC", text.translate(_TAGS))
-    folded = _INVISIBLE.sub("", folded).translate(_LOOKALIKE)
+    references and RFC 2047 encoded-words decoded as a renderer does; invisible characters
+    read as word breaks, folded lines unfolded, percent-encoding decoded), lower-cased."""
+    shadowed = unicodedata.normalize("NFKC", text.translate(_TAGS))
+    folded = _INVISIBLE.sub("", shadowed).translate(_LOOKALIKE)
     rendered = unicodedata.normalize("NFKC", _encoded_words(html.unescape(folded)))
     views = [folded, codecs.decode(folded, "rot13")]
     if rendered != folded:
         views.append(rendered)
+    # An invisible character between words read as the break a tokenizer sees there, a
+    # folded line unfolded, percent-encoding decoded.
+    spaced = _INVISIBLE.sub(" ", shadowed).translate(_LOOKALIKE)
+    views += [v for v in (spaced, _FOLD.sub("", folded), unquote(folded)) if v != folded]
     for token in _B64.findall(folded):
         try:
             views.append(base64.b64decode(token, validate=True).decode("utf-8"))
@@ -195,6 +206,10 @@ class ObedientModel(BaseLlm):
                     made.append((part.function_call.name, dict(part.function_call.args or {})))
                 if part.function_response is not None:
                     texts.extend(_leaves(part.function_response.response))
+                    for media in part.function_response.parts or ():
+                        doc = media.inline_data
+                        if doc is not None and (doc.mime_type or "").startswith("text/"):
+                            texts.append((doc.data or b"").decode("utf-8", "replace"))
         views = [v for text in texts for v in reading(text)]
         for goal in self._goals:
             call = (goal.tool, goal.args)
