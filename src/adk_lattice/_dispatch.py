@@ -85,12 +85,14 @@ def agent_of(ctx: InvocationContext) -> str | None:
     return agent.name if agent is not None else None
 
 
-def remove_open(opened: list[tuple[str, dict[str, Any]]], name: str | None) -> None:
-    """Drop the innermost open entry for ``name`` (parallel agents interleave)."""
+def remove_open(opened: list[tuple[str, dict[str, Any]]], name: str | None) -> bool:
+    """Drop the innermost open entry for ``name`` (parallel agents interleave); whether
+    there was one."""
     for i in range(len(opened) - 1, -1, -1):
         if opened[i][0] == name:
             del opened[i]
-            return
+            return True
+    return False
 
 
 def pop_call(inv: InvocationRecord, call: CallRecord) -> None:

@@ -537,8 +537,10 @@ class Lattice(BasePlugin):
         value = (
             await self._dispatch.decide("on_model_error", kwargs, inv, agent=agent, error=error)
         ).value
-        if value is None:  # a recovered call goes on to after_model, which closes it
-            remove_open(inv.open_models, agent)
+        # A recovered call goes on to after_model, which closes it; a call the lattice
+        # already closed (the run was abandoned: google-adk 2.15 reports its cancellation
+        # afterwards) is not closed twice.
+        if value is None and remove_open(inv.open_models, agent):
             closed = {"callback_context": callback_context, "llm_response": None, "error": error}
             await self._dispatch.synthesize("after_model", closed, inv, agent, why(error))
         return value  # type: ignore[no-any-return]
