@@ -709,22 +709,21 @@ def tool_sources(ctx: Any, request: Any, trusted: Callable[[str], bool]) -> list
 
 
 def _request_editors(listed: Iterable[Any]) -> Iterator[str]:
-    """The names of the listed tools and toolsets a third party's code lets edit the
-    request: a tool class outside :data:`CODE_DECLARATIONS`, or a toolset class outside
-    ADK, that overrides ``process_llm_request`` (it may append any text to the request
-    without declaring a function, so the request's tools never show it)."""
+    """The names of the listed tools and toolsets whose ``process_llm_request`` is a third
+    party's code (it may append any text to the request without declaring a function, so
+    the request's tools never show it)."""
     for tool in listed:
-        if isinstance(tool, BaseTool):
-            if type(tool) in code_declared_classes():
-                continue
-            if type(tool).process_llm_request is not BaseTool.process_llm_request:
-                yield tool.name
-        elif (
-            isinstance(tool, BaseToolset)
-            and not type(tool).__module__.startswith("google.adk.")
-            and type(tool).process_llm_request is not BaseToolset.process_llm_request
+        if isinstance(tool, BaseTool | BaseToolset) and not _adk_code(
+            type(tool), "process_llm_request"
         ):
-            yield type(tool).__name__
+            yield tool.name if isinstance(tool, BaseTool) else type(tool).__name__
+
+
+def _adk_code(cls: type, method: str) -> bool:
+    """Whether the class that defines ``cls.method`` is one of ADK's (a subclass that
+    does not override it runs ADK's code, which the guard reads on its own channels)."""
+    owner = next((c for c in cls.__mro__ if method in vars(c)), object)
+    return owner.__module__.startswith("google.adk.")
 
 
 #: ADK's plugins that add a tool to the request, and that tool's method: ADK's words.
@@ -738,6 +737,9 @@ _ADK_PLUGIN_TOOLS: Final = {
 def _adk_plugin_tool(tool: Any) -> bool:
     """Whether a tool is one an ADK plugin (not a subclass) added: its own method."""
     func = getattr(tool, "func", None)
-    owner = type(getattr(func, "__self__", None))
-    name = f"{owner.__module__}.{owner.__qualname__}"
-    return _ADK_PLUGIN_TOOLS.get(name) == getattr(func, "__name__", None)
+    owner = getattr(func, "__self__", None)
+    if owner is None:
+        return False
+    name = f"{type(owner).__module__}.{type(owner).__qualname__}"
+    method = _ADK_PLUGIN_TOOLS.get(name)
+    return method is not None and method == getattr(func, "__name__", None)
