@@ -240,6 +240,8 @@ CLASS_TUNING_STYLES = (
     "n:sigil_swap", "b:postal_address",
     # fresh4.py styles fixed after their first held-out run.
     "a:tag_characters", "b:dictated_iban", "b:bidi_reversed", "c:retrieval_plugin",
+    # fresh5.py styles fixed after their first held-out run.
+    "b:chain_payment_request",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -276,7 +278,7 @@ CLASS_HELD_OUT_STYLES = (
     "a:vcard_record", "a:json_field", "a:invisible_separators", "a:url_display_name",
     "a:mixed_script_name",
     "b:invisible_split", "b:soft_line_break", "b:open_redirect", "b:interleaved_iban",
-    "b:chain_payment_request", "b:shell_command", "b:chat_markup_link", "b:header_injection",
+    "b:shell_command", "b:chat_markup_link", "b:header_injection",
     "c:agent_callback", "c:tool_part",
     "n:host_suffix", "n:host_in_path", "n:relay_encoded_address", "n:iban_transposed",
     "n:channel_separator",

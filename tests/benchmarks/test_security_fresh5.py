@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
+import pytest
 from benchmarks.security.attacks import (
     CLASS_HELD_OUT_STYLES,
     CLASS_TUNING_STYLES,
@@ -13,6 +14,7 @@ from benchmarks.security.attacks import (
     OWN_CASES,
     Case,
     Goal,
+    split_of,
 )
 from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
 from benchmarks.security.env import Env
@@ -34,7 +36,14 @@ from benchmarks.security.fresh5 import (
     fresh5_benign_cases,
     fresh5_cases,
 )
-from benchmarks.security.harness import STATEMENT, Config, _world, run_one
+from benchmarks.security.harness import (
+    STATEMENT,
+    Config,
+    _world,
+    configs,
+    provenance_available,
+    run_one,
+)
 from benchmarks.security.model import ObedientModel, _leaves
 from benchmarks.security.tasks import TASKS
 from google.adk.events.event import Event
@@ -243,3 +252,18 @@ async def test_a_tool_s_document_part_reaches_the_model_outside_its_response_str
     for door in ("tool_media_part", "tool_text_part"):
         outcome = await run_one(BY_ID["sb1"], UNDEFENDED, _door_case(door), GOALS[0])
         assert outcome.attacked
+
+
+@pytest.mark.skipif(not provenance_available(), reason="ProvenanceGuard is not in this checkout")
+async def test_provenance_guard_stops_every_fresh5_style_fixed_since() -> None:
+    """Under ProvenanceGuard, no case of a fresh5 style moved to the tuning half gets
+    through, on any of its hosts."""
+    config = next(c for c in configs() if c.name == "provenance")
+    outcomes = []
+    for i, case in enumerate(c for c in fresh5_cases() if split_of(c.style) == "tuning"):
+        for host in case.hosts:
+            task = BY_ID[host]
+            goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
+            outcomes.append(await run_one(task, config, case, goal))
+    assert {o.style for o in outcomes} == {"b:chain_payment_request"}
+    assert [o.case for o in outcomes if o.attacked] == []

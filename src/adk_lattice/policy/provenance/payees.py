@@ -60,6 +60,15 @@ _BASE58: Final = re.compile(r"(?<![A-Za-z0-9])[1-9A-HJ-NP-Za-km-z]{25,35}(?![A-Z
 #: Decoded lengths of a Base58Check address: a one- or two-byte version, 20 bytes, 4 bytes.
 _BASE58_BYTES: Final = (25, 26)
 _HEX_ADDRESS: Final = re.compile(r"(?<![A-Za-z0-9])0[xX][0-9a-fA-F]{40}(?![A-Za-z0-9])")
+#: A Solana address (32 bytes in Base58, no checksum: any run of its letters may be one),
+#: read only as a ``solana:`` URI's or after the word Solana or SOL (and wallet, address...).
+_SOLANA: Final = re.compile(
+    r"(?:(?<![A-Za-z0-9])(?i:solana):"
+    r"|(?<![A-Za-z0-9])(?i:solana|sol)(?![A-Za-z0-9])[^\w\n]{0,3}"
+    r"(?:(?i:wallet|address|account|pubkey|public key|key)(?![A-Za-z0-9])[^\w\n]{0,3})?)"
+    r"(?P<address>[1-9A-HJ-NP-Za-km-z]{32,44})(?![A-Za-z0-9])"
+)
+_SOLANA_ADDRESS: Final = re.compile(r"[1-9A-HJ-NP-Za-km-z]{32,44}")
 #: A payment URI's scheme (``bitcoin:``, ``ethereum:``) and its parameters, around a wallet.
 _WALLET_URI: Final = re.compile(r"^(?:[a-z][a-z0-9+.\-]{1,20}:)?(?P<address>[^?@/]+)")
 
@@ -78,12 +87,21 @@ def _bech32_valid(word: str) -> bool:
     return check in _BECH32_CONSTANTS
 
 
-def _base58check_valid(word: str) -> bool:
+def _base58(word: str) -> bytes:
     number = 0
     for c in word:
         number = number * 58 + _BASE58_VALUES[c]
     zeros = len(word) - len(word.lstrip("1"))
-    raw = b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
+    return b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
+
+
+def _solana_valid(word: str) -> bool:
+    """Whether a Base58 word is 32 bytes: an ed25519 public key, as Solana writes one."""
+    return len(_base58(word)) == 32
+
+
+def _base58check_valid(word: str) -> bool:
+    raw = _base58(word)
     if len(raw) not in _BASE58_BYTES:
         return False
     body, check = raw[:-4], raw[-4:]
@@ -110,6 +128,13 @@ def wallets(text: str) -> Iterator[tuple[tuple[int, int], str, str | None]]:
                 return
             if valid(m.group()):
                 yield m.span(), m.group(), m.group().lower() if fold else m.group()
+    for m in _SOLANA.finditer(text):
+        budget -= 1
+        if budget < 0:
+            yield m.span("address"), m["address"], None
+            return
+        if _solana_valid(m["address"]):
+            yield m.span("address"), m["address"], m["address"]
 
 
 def wallet_key(value: str) -> str | None:
@@ -118,6 +143,8 @@ def wallet_key(value: str) -> str | None:
     m = _WALLET_URI.match(value.strip())
     address = m["address"] if m is not None else ""
     found = [key for span, _, key in wallets(address) if span == (0, len(address))]
+    if not found and _SOLANA_ADDRESS.fullmatch(address) and _solana_valid(address):
+        return address  # a bare Solana address, as a wallet argument holds one
     return found[0] if found else None
 
 

@@ -68,12 +68,32 @@ MAX_DESTINATIONS: Final = 64
 #: or at a handle of letters alone: a UPI virtual payment address (``name@okaxis``,
 #: ``desk@ybl``) and a mailbox on a dotless host (``root@localhost``) are destinations too.
 _EMAIL_FORM: Final = (
-    r"(?:[\w.%+\-]{1,64}|\"[^\"\\\r\n]{1,64}\")"
+    r"(?:[\w.%+=\-]{1,64}|\"[^\"\\\r\n]{1,64}\")"
     r"@(?:[\w\-]+(?:\.[\w\-]+)+|\[(?:ipv6:)?[0-9a-f:.]{2,45}\]"
     r"|[a-z]{2,64}(?![\w\-@]|\.[\w\-]))"
 )
-_EMAIL: Final = re.compile(r"(?<![\w.%+\-])" + _EMAIL_FORM, re.IGNORECASE)
+_EMAIL: Final = re.compile(r"(?<![\w.%+=\-])" + _EMAIL_FORM, re.IGNORECASE)
 _EMAIL_VALUE: Final = re.compile(_EMAIL_FORM, re.IGNORECASE)
+#: A parameter's name before an address (``email=``, ``reply-to=``): not a local part.
+_PARAMETER: Final = re.compile(r"[a-z_\-]+", re.IGNORECASE)
+
+
+def _emails(text: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """Each address in ``text`` with its span. An ``=`` is a local part's character
+    (``tom.weber=example.org@relay`` is one mailbox, RFC 5322 atext), except after a
+    query's ``?`` or ``&`` or a parameter's name (``?email=bob@host``, ``to=bob@host``),
+    where the address starts after it."""
+    for m in _EMAIL.finditer(text):
+        start, found = m.start(), m.group()
+        local = found.partition("@")[0]
+        if "=" in local and not local.startswith('"'):
+            name = local.partition("=")[0]
+            if text[start - 1 : start] in ("?", "&", ";") or _PARAMETER.fullmatch(name):
+                cut = local.rindex("=") + 1
+                start, found = start + cut, found[cut:]
+        yield (start, m.end()), found
+
+
 #: A quoted local part that is a plain dot-atom names the same mailbox unquoted.
 _QUOTED_ATOM: Final = re.compile(r"\"([\w%+\-]+(?:\.[\w%+\-]+)*)\"@")
 #: An IBAN as written: its groups apart by a space, hyphen, underscore, slash or dot, and
@@ -523,7 +543,7 @@ def _extract(kind: str, text: str, whole: bool = False) -> Iterator[str]:
     ids as :func:`_tokens_id` reads a typed text unless the text is a ``whole`` value."""
     text = revealed(text) if kind in DESTINATIONS else clean(text)
     if kind == "email":
-        yield from (_email_key(m.group().rstrip(".").casefold()) for m in _EMAIL.finditer(text))
+        yield from (_email_key(found.rstrip(".").casefold()) for _, found in _emails(text))
     elif kind == "iban":
         yield from _tokens_iban(text)
     elif kind == "wallet":
@@ -729,9 +749,9 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     """
     cleaned = revealed(text)
     taken: list[tuple[int, int]] = []
-    for m in _EMAIL.finditer(cleaned):
-        taken.append(m.span())
-        yield "email", m.group().rstrip(".")
+    for span, address in _emails(cleaned):
+        taken.append(span)
+        yield "email", address.rstrip(".")
     upper = cleaned.upper()
     if len(upper) != len(cleaned):  # a letter that upper-cases to two: keep spans aligned
         upper = cleaned.translate(_ASCII_UPPER)
