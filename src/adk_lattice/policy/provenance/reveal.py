@@ -65,14 +65,22 @@ _IDEOGRAPHIC_DOT: Final = re.compile(r"(?<=[a-z0-9\-])\u3002(?=[a-z0-9\-])", re.
 _BRACKETED: Final = re.compile(r" ?[\[({] ?(\.|dot|:|/|@|at) ?[\])}] ?", re.IGNORECASE)
 _BRACKETED_AS = {".": ".", "dot": ".", ":": ":", "/": "/", "@": "@", "at": "@"}
 _HXXP: Final = re.compile(r"(?<![a-z])(?:h(?:xx|\*\*)p(s?)|(fxp))(?=:)", re.IGNORECASE)
+#: ``dot`` and ``at`` as other languages spell them in an address: German and the Nordic
+#: languages' ``punkt``, Spanish and Italian ``punto``, French ``point``, Portuguese
+#: ``ponto``, Dutch ``punt``; ``arroba``, ``arobase``, ``chiocciola``, ``klammeraffe``.
+_DOT_WORD: Final = r"(?:dot|punkt|punto|point|ponto|punt)"
+_AT_WORD: Final = r"(?:at|arroba|arobase|chiocciola|klammeraffe)"
 _SPELLED: Final = re.compile(
-    r"(?<![\w\-])[a-z0-9\-]{1,63}(?: dot [a-z0-9\-]{1,63}){2,}(?: slash [\w\-.~%]{1,63})*",
+    rf"(?<![\w\-])[a-z0-9\-]{{1,63}}(?: {_DOT_WORD} [a-z0-9\-]{{1,63}}){{2,}}"
+    r"(?: slash [\w\-.~%]{1,63})*",
     re.IGNORECASE,
 )
-_SPELLED_PART: Final = re.compile(r" (dot|slash) ", re.IGNORECASE)
+_SPELLED_PART: Final = re.compile(rf" ({_DOT_WORD}|slash) ", re.IGNORECASE)
+_SPELLED_DOT: Final = re.compile(rf" {_DOT_WORD} ", re.IGNORECASE)
 #: An address spelled out: a local part, `` at ``, a host of labels joined by `` dot ``.
 _SPELLED_ADDRESS: Final = re.compile(
-    r"(?<![\w.+\-])([\w.+\-]{1,64}) at ([a-z0-9\-]{1,63}(?: dot [a-z0-9\-]{1,63})+)(?![\w\-])",
+    rf"(?<![\w.+\-])([\w.+\-]{{1,64}}) {_AT_WORD} "
+    rf"([a-z0-9\-]{{1,63}}(?: {_DOT_WORD} [a-z0-9\-]{{1,63}})+)(?![\w\-])",
     re.IGNORECASE,
 )
 #: Digits as words: ``zero`` (or ``oh``) to ``nine``, one word per digit.
@@ -239,7 +247,7 @@ def _hxxp(m: re.Match[str]) -> str:
 
 
 def _spelled(m: re.Match[str]) -> str:
-    return _SPELLED_PART.sub(lambda p: "." if p.group(1).lower() == "dot" else "/", m.group())
+    return _SPELLED_PART.sub(lambda p: "/" if p.group(1).lower() == "slash" else ".", m.group())
 
 
 #: Words that begin a phrase of prose, not a host (``we met at the dot com party``).
@@ -261,7 +269,7 @@ _PROSE_LOCALS: Final = frozenset(
 
 
 def _spelled_address(m: re.Match[str]) -> str:
-    labels = re.split(" dot ", m.group(2), flags=re.IGNORECASE)
+    labels = _SPELLED_DOT.split(m.group(2))
     tld = labels[-1]
     prose = m.group(1).lower() in _PROSE_LOCALS or labels[0].lower() in _PROSE_LABELS
     if prose or not (tld.isalpha() and tld.isascii()):
@@ -318,9 +326,8 @@ def refanged(text: str) -> str:
     lowered = text.lower()
     if "xxp" in lowered or "**p" in lowered or "fxp" in lowered:
         text = _HXXP.sub(_hxxp, text)
-    if " dot " in lowered:
-        if " at " in lowered:
-            text = _SPELLED_ADDRESS.sub(_spelled_address, text)
+    if _SPELLED_DOT.search(lowered):
+        text = _SPELLED_ADDRESS.sub(_spelled_address, text)
         text = _SPELLED.sub(_spelled, text)
     text = _SPELLED_DIGITS.sub(_digits, text)
     if any(c.isupper() for c in text):

@@ -446,7 +446,7 @@ def _bare_id(token: str) -> str:
 
 
 def _tokens_iban(text: str) -> Iterator[str]:
-    text, pos = text.upper(), 0
+    text, pos = text.upper().translate(_LOOKALIKE_UPPER), 0
     # A match may swallow the start of the next IBAN: search again from just past its start.
     while (m := _IBAN.search(text, pos)) is not None:
         pos, raw = m.start() + 1, m.group()
@@ -755,6 +755,7 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     upper = cleaned.upper()
     if len(upper) != len(cleaned):  # a letter that upper-cases to two: keep spans aligned
         upper = cleaned.translate(_ASCII_UPPER)
+    upper = upper.translate(_LOOKALIKE_UPPER)
     pos, budget = 0, _IBAN_CHECKS
     while (found := _IBAN.search(upper, pos)) is not None:
         raw, pos = found.group(), found.start() + 1
@@ -886,6 +887,14 @@ def _vanity(text: str) -> Iterator[tuple[tuple[int, int], str]]:
 
 
 _ASCII_UPPER: Final = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+#: Cyrillic and Greek capitals that look like Latin ones, as a reader (and a bank's form a
+#: person types into) takes them: ``LT60...`` with a Cyrillic capital Te (U+0422) for its T is
+#: the IBAN ``LT60...``.
+_LOOKALIKE_UPPER: Final = str.maketrans(
+    "\u0410\u0412\u0421\u0415\u041d\u0406\u0408\u041a\u041c\u041e\u0420\u0405\u0422\u0425\u04ae"
+    "\u0391\u0392\u0395\u0396\u0397\u0399\u039a\u039c\u039d\u039f\u03a1\u03a4\u03a5\u03a7",
+    "ABCEHIJKMOPSTXYABEZHIKMNOPTYX",
+)
 
 
 def _iban_compact_valid(raw: str) -> bool:
