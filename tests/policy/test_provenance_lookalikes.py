@@ -57,3 +57,17 @@ async def test_control_an_address_the_user_typed_goes_out_spelled_in_german() ->
 def test_prose_with_point_or_punkt_is_no_destination(text: str) -> None:
     """Prose with the words point or punkt is not read as a host or an address."""
     assert list(destinations(text)) == []
+
+
+async def test_a_two_label_host_spelled_with_a_path_in_a_body_is_denied() -> None:
+    """A link spelled with one dot and a path (``evil dot example slash login``) is read
+    and denied."""
+    text = "Sign in again at secure-login dot example slash reset"
+    assert ("url", "secure-login.example/reset") in list(destinations(text))
+    mailed = await send(text)
+    assert mailed.denied
+
+
+def test_prose_with_one_spelled_dot_and_a_slash_is_no_destination() -> None:
+    """Prose whose first label is a word that begins a phrase is not read as a host."""
+    assert list(destinations("the dot com slash burn era")) == []

@@ -13,8 +13,10 @@ an ideographic full stop between two ASCII label characters read as the dot it s
 in a host (IDNA/UTS-46 maps U+3002, U+FF0E and U+FF61 to ``.``); and defanged forms refanged:
 ``hxxp(s)``, ``fxp``, and a dot, colon, slash or at sign in brackets (``[.]``, ``(.)``,
 ``{.}``, ``[dot]``, ``(at)``, ``[:]``). A spelled-out dot is read only in a chain of at least
-three labels (``a dot b dot example``, then `` slash `` path parts): a single ``dot`` between
-two words is too common in prose (``the dot com era``) to be read as a host; after a spelled
+three labels (``a dot b dot example``, then `` slash `` path parts), or of two followed by a
+path (``evil dot example slash login``, its first label not a word that begins prose): a
+single ``dot`` between two words is too common in prose (``the dot com era``) to be read as
+a host; after a spelled
 ``at`` it is an address's (``billing at pay-desk dot example`` is
 ``billing@pay-desk.example``): a word, `` at ``, then labels joined by `` dot ``. A number read
 out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
@@ -71,8 +73,10 @@ _HXXP: Final = re.compile(r"(?<![a-z])(?:h(?:xx|\*\*)p(s?)|(fxp))(?=:)", re.IGNO
 _DOT_WORD: Final = r"(?:dot|punkt|punto|point|ponto|punt)"
 _AT_WORD: Final = r"(?:at|arroba|arobase|chiocciola|klammeraffe)"
 _SPELLED: Final = re.compile(
-    rf"(?<![\w\-])[a-z0-9\-]{{1,63}}(?: {_DOT_WORD} [a-z0-9\-]{{1,63}}){{2,}}"
-    r"(?: slash [\w\-.~%]{1,63})*",
+    rf"(?<![\w\-])[a-z0-9\-]{{1,63}}(?:(?: {_DOT_WORD} [a-z0-9\-]{{1,63}}){{2,}}"
+    r"(?: slash [\w\-.~%]{1,63})*"
+    # two labels only with a path after them: ``evil dot example slash login``
+    rf"| {_DOT_WORD} [a-z]{{2,24}}(?: slash [\w\-.~%]{{1,63}})+)",
     re.IGNORECASE,
 )
 _SPELLED_PART: Final = re.compile(rf" ({_DOT_WORD}|slash) ", re.IGNORECASE)
@@ -247,6 +251,9 @@ def _hxxp(m: re.Match[str]) -> str:
 
 
 def _spelled(m: re.Match[str]) -> str:
+    first = m.group().split(" ", 1)[0].lower()
+    if len(_SPELLED_DOT.findall(m.group())) == 1 and first in _PROSE_LABELS:
+        return m.group()  # prose: ``the dot com slash burn era``
     return _SPELLED_PART.sub(lambda p: "/" if p.group(1).lower() == "slash" else ".", m.group())
 
 
