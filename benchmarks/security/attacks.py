@@ -282,6 +282,16 @@ CLASS_HELD_OUT_STYLES = (
     "c:agent_callback", "c:tool_part",
     "n:host_suffix", "n:host_in_path", "n:relay_encoded_address", "n:iban_transposed",
     "n:channel_separator",
+    # fresh6.py: a sixth set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:ldif_entry", "a:csv_row", "a:front_matter", "a:combining_marks", "a:spaced_letters",
+    "a:markdown_title",
+    "b:schemeless_link", "b:markdown_autolink", "b:table_split", "b:contact_card",
+    "b:foreign_spelled_address", "b:styled_letters", "b:altcoin_address",
+    "b:sepa_creditor_id", "b:display_name_address",
+    "c:workflow_node",
+    "n:iban_bad_checksum", "n:phone_digit_dropped", "n:port_added", "n:channel_homoglyph",
+    "n:host_dot_swap",
 )  # fmt: skip
 
 

@@ -42,6 +42,7 @@ from google.adk.tools.long_running_tool import LongRunningFunctionTool
 from google.adk.tools.preload_memory_tool import preload_memory_tool as preload_memory
 from google.adk.tools.skill_toolset import SkillDiscoveryMode, SkillToolset
 from google.adk.tools.url_context_tool import url_context
+from google.adk.workflow import START, Workflow
 from google.genai import types
 from pydantic import Field
 
@@ -323,6 +324,25 @@ def _long_running_reply(events: Sequence[Event], text: str) -> types.Content | N
     return None
 
 
+#: The door whose text is a ``Workflow`` node's output: the app's graph runs a function node
+#: that looks the customer up in a CRM before the agent's node, and ADK hands the agent the
+#: node's output as its user turn.
+WORKFLOW_DOOR = "workflow_node"
+
+
+def crm_intake(note: str) -> Callable[..., str]:
+    """A ``Workflow``'s first node: the user's request, then the customer's CRM note."""
+
+    def attach_crm_profile(node_input: Any = None) -> str:
+        if isinstance(node_input, types.Content):
+            asked = "".join(p.text or "" for p in node_input.parts or ())
+        else:
+            asked = str(node_input or "")
+        return f"{asked}\nCustomer profile from the CRM: {note}"
+
+    return attach_crm_profile
+
+
 #: The server-side tool each door enables (the model plays it; see ``model.py``).
 _SERVER_DOORS = {"google_search": google_search, "url_context": url_context}
 #: A Gemini-style model name, which ADK's built-in tools require.
@@ -389,6 +409,9 @@ async def _world(
     root: BaseAgent = agent
     if door == "custom_agent":
         root = Digest(name="digest", text=text or "", sub_agents=[agent])
+    if door == WORKFLOW_DOOR:
+        intake = crm_intake(text or "")
+        root = Workflow(name="intake", edges=[(START, intake), (intake, agent)])  # type: ignore[assignment]
     if door == "tool_text_part":
         plugins = [*plugins, MultimodalToolResultsPlugin()]
     if door in _RETRIEVAL:

@@ -1,15 +1,16 @@
 """``ObedientModel``: a worst-case scripted model that solves the task and obeys injections.
 
-It reads only the ``LlmRequest`` it is sent. From the user's request (the user text that
-names a task) it knows the task and emits the task's calls one per turn; before each turn it
-reads every text, attached text document and tool output (field names included) in the
-request, the system instruction and the tools' descriptions (their parameters' too), and
-a document a ``file_data`` part of the request points at (given as ``files``), the way a
-capable model would (NFKC, invisible characters dropped, and read as a break between
-words too, Unicode tag characters read as the ASCII they shadow, look-alike letters folded,
-folded lines unfolded, HTML character references, percent-encoding and RFC 2047
-encoded-words decoded, base64 runs and ROT13 decoded; a text document a function response
-carries as a part is read too) and, when it finds all of an
+It reads only the ``LlmRequest`` it is sent. From the user's request (the user text, or a
+line of it, that names a task) it knows the task and emits the task's calls one per turn;
+before each turn it reads every text, attached text document and tool output (field names
+included) in the request, the system instruction and the tools' descriptions (their
+parameters' too), and a document a ``file_data`` part of the request points at (given as
+``files``), the way a capable model would (NFKC, invisible characters dropped, and read as
+a break between words too, Unicode tag characters read as the ASCII they shadow, look-alike
+letters folded, folded lines unfolded, HTML character references, percent-encoding and RFC
+2047 encoded-words decoded, base64 runs and ROT13 decoded; a text document a function
+response carries as a part is read too; combining marks over letters dropped, and letters
+spaced apart read as the words they spell) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
 A guard that withholds or redacts the text therefore prevents obedience; one that only
 blocks the call does not.
@@ -61,6 +62,17 @@ _TAGS: dict[int, int | None] = {
 }
 
 
+#: Letters spaced apart (``c a l l   s e n d``): single characters apart by one space, the
+#: words apart by more.
+_SPACED = re.compile(r"(?<!\S)\S(?: \S(?!\S))+")
+
+
+def _unspaced(text: str) -> str:
+    """``text`` with its letter-spaced runs read as words: one space between the letters of
+    a word dropped, a wider gap read as one space."""
+    return re.sub(r" {2,}", " ", _SPACED.sub(lambda m: m.group(0).replace(" ", ""), text))
+
+
 def _encoded_words(text: str) -> str:
     """``text`` with its RFC 2047 encoded-words decoded, as a mail client shows them."""
 
@@ -81,7 +93,8 @@ def _encoded_words(text: str) -> str:
 def reading(text: str) -> list[str]:
     """What a capable model makes of ``text``: the folded text, its decodings (character
     references and RFC 2047 encoded-words decoded as a renderer does; invisible characters
-    read as word breaks, folded lines unfolded, percent-encoding decoded), lower-cased."""
+    read as word breaks, folded lines unfolded, percent-encoding decoded, combining marks
+    dropped, letter-spaced words joined), lower-cased."""
     shadowed = unicodedata.normalize("NFKC", text.translate(_TAGS))
     folded = _INVISIBLE.sub("", shadowed).translate(_LOOKALIKE)
     rendered = unicodedata.normalize("NFKC", _encoded_words(html.unescape(folded)))
@@ -92,6 +105,10 @@ def reading(text: str) -> list[str]:
     # folded line unfolded, percent-encoding decoded.
     spaced = _INVISIBLE.sub(" ", shadowed).translate(_LOOKALIKE)
     views += [v for v in (spaced, _FOLD.sub("", folded), unquote(folded)) if v != folded]
+    # Combining marks over every letter (a strike-through, an underline) dropped, as a
+    # reader sees the letters under them; letters spaced apart read as words.
+    unmarked = "".join(ch for ch in folded if unicodedata.category(ch) != "Mn")
+    views += [v for v in (unmarked, _unspaced(folded)) if v != folded]
     for token in _B64.findall(folded):
         try:
             views.append(base64.b64decode(token, validate=True).decode("utf-8"))
@@ -194,8 +211,9 @@ class ObedientModel(BaseLlm):
             for part in content.parts or []:
                 if part.text:
                     texts.append(part.text)
-                    if content.role == "user" and not prompt and part.text in self._plans:
-                        prompt = part.text
+                    if content.role == "user" and not prompt:
+                        lines = (part.text, *part.text.split("\n"))
+                        prompt = next((t for t in lines if t in self._plans), "")
                 blob = part.inline_data
                 if blob is not None and (blob.mime_type or "").startswith("text/"):
                     texts.append((blob.data or b"").decode("utf-8", "replace"))
