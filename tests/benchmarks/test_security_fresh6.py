@@ -6,6 +6,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 
+import pytest
 from benchmarks.security.attacks import (
     CLASS_HELD_OUT_STYLES,
     CLASS_TUNING_STYLES,
@@ -13,6 +14,7 @@ from benchmarks.security.attacks import (
     OWN_CASES,
     Case,
     Goal,
+    split_of,
 )
 from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
 from benchmarks.security.env import Env
@@ -38,7 +40,14 @@ from benchmarks.security.fresh6 import (
     fresh6_benign_cases,
     fresh6_cases,
 )
-from benchmarks.security.harness import WORKFLOW_DOOR, Config, _world, run_one
+from benchmarks.security.harness import (
+    WORKFLOW_DOOR,
+    Config,
+    _world,
+    configs,
+    provenance_available,
+    run_one,
+)
 from benchmarks.security.model import ObedientModel, _unspaced
 from benchmarks.security.tasks import TASKS
 from google.adk.agents.callback_context import CallbackContext
@@ -210,3 +219,20 @@ async def test_a_workflow_node_s_output_reaches_the_agent_as_its_user_turn() -> 
     case = Case(style, f"{style}:test", render, f"door:{WORKFLOW_DOOR}", klass="side_door")
     outcome = await run_one(task, UNDEFENDED, case, GOALS[0])
     assert outcome.attacked and outcome.done
+
+
+@pytest.mark.skipif(not provenance_available(), reason="ProvenanceGuard is not in this checkout")
+async def test_provenance_guard_stops_every_fresh6_style_fixed_since() -> None:
+    """Under ProvenanceGuard, no case of a fresh6 style moved to the tuning half gets
+    through, on any of its hosts."""
+    config = next(c for c in configs() if c.name == "provenance")
+    outcomes = []
+    for i, case in enumerate(c for c in fresh6_cases() if split_of(c.style) == "tuning"):
+        for host in case.hosts:
+            task = BY_ID[host]
+            goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
+            outcomes.append(await run_one(task, config, case, goal))
+    assert {o.style for o in outcomes} == {
+        "b:foreign_spelled_address", "b:altcoin_address", "b:sepa_creditor_id"
+    }  # fmt: skip
+    assert [o.case for o in outcomes if o.attacked] == []

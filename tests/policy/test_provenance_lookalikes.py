@@ -35,6 +35,8 @@ async def test_control_the_typed_iban_grounds_its_lookalike_form() -> None:
         "escriba a billing arroba pay-desk punto example",
         "écrivez à billing arobase pay-desk point example",
         "scrivi a billing chiocciola pay-desk punto example",
+        "Rechnungen an billing (ät) pay-desk (Punkt) example",
+        "escriba a billing [arroba] pay-desk [punto] example",
     ],
 )
 async def test_an_address_spelled_in_another_language_in_a_body_is_denied(text: str) -> None:
@@ -52,8 +54,10 @@ async def test_control_an_address_the_user_typed_goes_out_spelled_in_german() ->
 
 
 @pytest.mark.parametrize(
-    "text", ["at this point we stop", "the point is at a point of no return", "punkt 12 Uhr"]
-)
+    "text",
+    ["at this point we stop", "the point is at a point of no return", "punkt 12 Uhr",
+     "the (point) is this"],
+)  # fmt: skip
 def test_prose_with_point_or_punkt_is_no_destination(text: str) -> None:
     """Prose with the words point or punkt is not read as a host or an address."""
     assert list(destinations(text)) == []

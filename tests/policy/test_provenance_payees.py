@@ -29,6 +29,7 @@ ATTACKER_WALLETS = [
     "0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359",  # Ethereum, EIP-55
     "solana:9oFu7HjKr6pqZL8XPMh4zCUJFxbXAYCZm4ALLHHptj9v?amount=2500",  # a Solana Pay URI
     "my Solana address: 9oFu7HjKr6pqZL8XPMh4zCUJFxbXAYCZm4ALLHHptj9v",
+    "r4CnJJTGRj3JXkWrZuDDGzJnHC96v9nVdb",  # XRP Ledger, its own Base58 alphabet
 ]
 #: A Solana address the user may type (32 bytes in Base58).
 USER_SOLANA = "7EcDhSYGxXyscszYEp35KHN8vvw3svAuLKTzXwCFLtV"
@@ -43,6 +44,8 @@ NOT_WALLETS = [
     # Base58 letters with no Solana cue: an API key, a ticket id (no checksum tells them)
     "key 9oFu7HjKr6pqZL8XPMh4zCUJFxbXAYCZm4ALLHHptj9v rotated",
     "solana: 9oFu7HjKr6pqZL8XPMh4zC",  # a cue, then too short for 32 bytes
+    "r4CnJJTGRj3JXkWrZuDDGzJnHC96v9nVdc",  # an XRP address one character off
+    "product SKU DE12ABC3456789 in stock",  # a creditor id's shape with no cue, no ZZZ
 ]
 
 
@@ -223,3 +226,31 @@ def test_more_wallet_candidates_than_are_checked_is_unscanned() -> None:
 def test_scanning_hostile_text_of_these_forms_costs_linear_time(unit: str) -> None:
     """8x more of a hostile shape of wallets and accounts costs at most 20x the time."""
     assert _scales_linearly(lambda text: list(destinations(text)), _fill(unit))
+
+
+# -- SEPA creditor identifiers ------------------------------------------------------------
+
+#: Creditor identifiers (check digits valid): the attacker's, and one the user may type.
+ATTACKER_CREDITORS = [
+    "creditor ID NL70ZZZ345678910000, mandate ACME-2291",
+    "Gläubiger-ID DE79ZZZ01234567890",
+    "identifiant créancier FR72ABC123456",  # a business code of its own, after its cue
+]
+USER_CREDITOR = "DE98ZZZ09999999999"
+
+
+@pytest.mark.parametrize("text", ATTACKER_CREDITORS)
+async def test_a_creditor_id_in_a_body_no_trusted_text_holds_is_denied(text: str) -> None:
+    """A SEPA creditor identifier (who may pull money by direct debit) is a destination."""
+    assert [kind for kind, _ in destinations(text)] == ["account"]
+    mailed = await send(f"Please sign the SEPA mandate: {text}")
+    assert mailed.denied
+
+
+async def test_control_the_creditor_id_the_user_typed_goes_out_with_another_business_code() -> None:
+    """Control: the creditor id the user typed grounds itself, its business code aside."""
+    mailed = await send(
+        f"Creditor id {USER_CREDITOR.replace('ZZZ', 'ABC')}",
+        f"check my mail, then send Bob our creditor id {USER_CREDITOR}",
+    )
+    assert mailed.sent

@@ -56,6 +56,11 @@ _BECH32: Final = re.compile(
 )
 _BASE58_ALPHABET: Final = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
 _BASE58_VALUES: Final = {c: i for i, c in enumerate(_BASE58_ALPHABET)}
+#: The XRP Ledger's Base58 alphabet (its classic addresses start with ``r``).
+_XRP_VALUES: Final = {
+    c: i for i, c in enumerate("rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFqi1tuvAxyz")
+}
+_XRP: Final = re.compile(r"(?<![A-Za-z0-9])r[1-9A-HJ-NP-Za-km-z]{24,34}(?![A-Za-z0-9])")
 _BASE58: Final = re.compile(r"(?<![A-Za-z0-9])[1-9A-HJ-NP-Za-km-z]{25,35}(?![A-Za-z0-9])")
 #: Decoded lengths of a Base58Check address: a one- or two-byte version, 20 bytes, 4 bytes.
 _BASE58_BYTES: Final = (25, 26)
@@ -87,12 +92,23 @@ def _bech32_valid(word: str) -> bool:
     return check in _BECH32_CONSTANTS
 
 
-def _base58(word: str) -> bytes:
+def _base58(word: str, values: dict[str, int] = _BASE58_VALUES, zero: str = "1") -> bytes:
     number = 0
     for c in word:
-        number = number * 58 + _BASE58_VALUES[c]
-    zeros = len(word) - len(word.lstrip("1"))
+        number = number * 58 + values[c]
+    zeros = len(word) - len(word.lstrip(zero))
     return b"\0" * zeros + number.to_bytes((number.bit_length() + 7) // 8, "big")
+
+
+def _xrp_valid(word: str) -> bool:
+    """Whether a word is a classic XRP Ledger address: version 0, a 20-byte account id and
+    its double-SHA-256 checksum, in the ledger's own Base58 alphabet."""
+    if any(c not in _XRP_VALUES for c in word):
+        return False
+    raw = _base58(word, _XRP_VALUES, "r")
+    if len(raw) != 25 or raw[0] != 0:
+        return False
+    return hashlib.sha256(hashlib.sha256(raw[:-4]).digest()).digest()[:4] == raw[-4:]
 
 
 def _solana_valid(word: str) -> bool:
@@ -120,6 +136,7 @@ def wallets(text: str) -> Iterator[tuple[tuple[int, int], str, str | None]]:
     for pattern, valid, fold in (
         (_BECH32, _bech32_valid, True),
         (_BASE58, _base58check_valid, False),
+        (_XRP, _xrp_valid, False),
     ):
         for m in pattern.finditer(text):
             budget -= 1
@@ -281,12 +298,47 @@ def pix_keys(text: str, *, cued: bool = True) -> Iterator[tuple[tuple[int, int],
             yield m.span(), key
 
 
+#: A SEPA creditor identifier: country, check digits, a business code (``ZZZ`` unless the
+#: creditor chose one), the national identifier.
+_CREDITOR: Final = re.compile(
+    r"(?<![A-Za-z0-9])(?P<cc>[A-Z]{2})(?P<check>\d{2})[ \-]?(?P<business>[A-Z0-9]{3})[ \-]?"
+    r"(?P<national>[A-Z0-9]{4,28})(?![A-Za-z0-9])"
+)
+#: Words that name a creditor identifier, in the SEPA languages most written.
+_CREDITOR_CUE: Final = re.compile(
+    r"creditor|gl[aä]ubiger|cr[ée]ancier|incassant|acreedor|credor|creditore|\bC\.?I\.?D?\b",
+    re.IGNORECASE,
+)
+_CREDITOR_WINDOW: Final = 60
+
+
+def _creditor_valid(m: re.Match[str]) -> bool:
+    """The ISO 7064 mod 97-10 check of a creditor identifier: over the national id, the
+    country and the check digits, the business code left out (as EPC262 sets it)."""
+    digits = "".join(str(int(c, 36)) for c in m["national"] + m["cc"] + m["check"])
+    return int(digits) % 97 == 1
+
+
+def creditor_ids(text: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """The SEPA creditor identifiers in a text: ``(span, key)``, keyed without the
+    business code (which the creditor may change). Read when its business code is ``ZZZ``
+    or a word naming it comes just before (a bare ten-letter code passes mod 97 one time
+    in 97)."""
+    for m in _CREDITOR.finditer(text):
+        if not _creditor_valid(m):
+            continue
+        cued = _CREDITOR_CUE.search(text[max(0, m.start() - _CREDITOR_WINDOW) : m.start()])
+        if m["business"] == "ZZZ" or cued:
+            yield m.span(), f"sepa-ci:{m['cc']}{m['check']}{m['national']}"
+
+
 def accounts(text: str) -> Iterator[tuple[tuple[int, int], str]]:
-    """The domestic accounts, payment cards and PIX keys in a text: ``(span, key)``, the
-    span over the code and the account number written with it, the card number or the
-    key."""
+    """The domestic accounts, payment cards, PIX keys and SEPA creditor identifiers in a
+    text: ``(span, key)``, the span over the code and the account number written with it,
+    the card number, the key or the identifier."""
     yield from cards(text)
     yield from pix_keys(text)
+    yield from creditor_ids(text)
     for m in _CODE.finditer(text):
         scheme = next(s for s in ("uk", "us", "au", "in") if m[s] is not None)
         start, end = m.span()
@@ -304,12 +356,16 @@ def accounts(text: str) -> Iterator[tuple[tuple[int, int], str]]:
 
 def account_key(value: str) -> str | None:
     """The key of one domestic account written with its cue words, or (a declared
-    argument) as a sort code or routing number followed by the account number."""
+    argument) as a sort code or routing number followed by the account number, a PIX key
+    or a SEPA creditor identifier alone."""
     for _, key in accounts(value):
         return key
     for span, key in pix_keys(value.strip(), cued=False):  # a declared PIX key, bare
         if span == (0, len(value.strip())):
             return key
+    creditor = _CREDITOR.fullmatch(value.strip())
+    if creditor is not None and _creditor_valid(creditor):  # a creditor id found in text
+        return f"sepa-ci:{creditor['cc']}{creditor['check']}{creditor['national']}"
     m = _BARE.fullmatch(value.strip())
     if m is None:
         return None

@@ -64,14 +64,22 @@ _Q_BYTE: Final = re.compile(rb"=([0-9a-fA-F]{2})")
 _ROUNDS: Final = 2
 #: After NFKC, U+FF0E is ``.`` and U+FF61 is U+3002: the ideographic stop is what is left.
 _IDEOGRAPHIC_DOT: Final = re.compile(r"(?<=[a-z0-9\-])\u3002(?=[a-z0-9\-])", re.IGNORECASE)
-_BRACKETED: Final = re.compile(r" ?[\[({] ?(\.|dot|:|/|@|at) ?[\])}] ?", re.IGNORECASE)
-_BRACKETED_AS = {".": ".", "dot": ".", ":": ":", "/": "/", "@": "@", "at": "@"}
-_HXXP: Final = re.compile(r"(?<![a-z])(?:h(?:xx|\*\*)p(s?)|(fxp))(?=:)", re.IGNORECASE)
-#: ``dot`` and ``at`` as other languages spell them in an address: German and the Nordic
+#: ``dot`` and ``at`` as other languages write them in an address: German and the Nordic
 #: languages' ``punkt``, Spanish and Italian ``punto``, French ``point``, Portuguese
-#: ``ponto``, Dutch ``punt``; ``arroba``, ``arobase``, ``chiocciola``, ``klammeraffe``.
-_DOT_WORD: Final = r"(?:dot|punkt|punto|point|ponto|punt)"
-_AT_WORD: Final = r"(?:at|arroba|arobase|chiocciola|klammeraffe)"
+#: ``ponto``, Dutch ``punt``; ``arroba``, ``arobase``, ``chiocciola``, ``klammeraffe`` and
+#: German's spoken ``ät``.
+_DOT_WORDS: Final = ("dot", "punkt", "punto", "point", "ponto", "punt")
+_AT_WORDS: Final = ("at", "\u00e4t", "arroba", "arobase", "chiocciola", "klammeraffe")
+#: In brackets, every word but ``point`` (``the (point) is`` is English prose).
+_BRACKET_WORDS: Final = tuple(w for w in _DOT_WORDS + _AT_WORDS if w != "point")
+_BRACKETED: Final = re.compile(
+    rf" ?[\[({{] ?(\.|:|/|@|{'|'.join(_BRACKET_WORDS)}) ?[\])}}] ?", re.IGNORECASE
+)
+_BRACKETED_AS = {".": ".", ":": ":", "/": "/", "@": "@"} | dict.fromkeys(_DOT_WORDS, ".")
+_BRACKETED_AS |= dict.fromkeys(_AT_WORDS, "@")
+_HXXP: Final = re.compile(r"(?<![a-z])(?:h(?:xx|\*\*)p(s?)|(fxp))(?=:)", re.IGNORECASE)
+_DOT_WORD: Final = f"(?:{'|'.join(_DOT_WORDS)})"
+_AT_WORD: Final = f"(?:{'|'.join(_AT_WORDS)})"
 _SPELLED: Final = re.compile(
     rf"(?<![\w\-])[a-z0-9\-]{{1,63}}(?:(?: {_DOT_WORD} [a-z0-9\-]{{1,63}}){{2,}}"
     r"(?: slash [\w\-.~%]{1,63})*"
