@@ -32,12 +32,15 @@ TRUSTED_TOOLS: dict[str, Any] = {
 }
 
 
-def provenance_guard(on_ungrounded: str, *, dictated: bool = False) -> ProvenanceGuard:
+def provenance_guard(
+    on_ungrounded: str, *, dictated: bool = False, identifiers: bool = False
+) -> ProvenanceGuard:
     """The suite's ``ProvenanceGuard``, denying (``deny``) or asking a person (``confirm``);
-    ``dictated`` turns on ``dictated_content``."""
+    ``dictated`` turns on ``dictated_content``, ``identifiers`` ``copied_identifiers``."""
     return ProvenanceGuard(
         consequential=CONSEQUENTIAL,
         trusted_tools=TRUSTED_TOOLS,
         on_ungrounded=on_ungrounded,
         dictated_content=dictated,
+        copied_identifiers=identifiers,
     )

@@ -7,6 +7,12 @@ flagged. A run is :data:`MIN_WORDS` words after normalisation (NFKC, case and fo
 characters folded, punctuation dropped): long enough that a summary, a greeting or a
 phrase two texts share by chance does not reach it, short enough that a planted sentence
 does. A run the trusted text also holds (the user typed it) is not dictated.
+
+With ``ProvenanceGuard(copied_identifiers=True)``, a free-text argument that carries an
+opaque identifier (a run of at least :data:`MIN_IDENTIFIER` letters and digits, both kinds
+in it: a wallet, a creditor id, a payment request, a key of any scheme) that an untrusted
+output holds and no trusted text does is flagged too: whatever the identifier's kind, the
+guard need not know its format to see where it came from.
 """
 
 from __future__ import annotations
@@ -20,6 +26,11 @@ from .values import clean
 #: The shortest run of an untrusted output's words, in order, that counts as dictated.
 MIN_WORDS: Final = 8
 _WORD = re.compile(r"\w+")
+#: The shortest opaque identifier :func:`copied_identifiers` looks for.
+MIN_IDENTIFIER: Final = 16
+_IDENTIFIER = re.compile(
+    rf"(?<![A-Za-z0-9])(?=[A-Za-z]*\d)(?=\d*[A-Za-z])[A-Za-z0-9]{{{MIN_IDENTIFIER},}}(?![A-Za-z0-9])"
+)
 
 Run = tuple[str, ...]
 
@@ -51,3 +62,26 @@ def dictated(runs: set[Run], untrusted: Iterable[str]) -> bool:
     if not runs:
         return False
     return any(run in runs for text in untrusted for run in _runs(words(text)))
+
+
+def identifiers(text: str) -> set[str]:
+    """The opaque identifiers in a text: runs of at least :data:`MIN_IDENTIFIER` letters
+    and digits with both kinds in them."""
+    return set(_IDENTIFIER.findall(text))
+
+
+def copied_identifiers(
+    argument: Iterable[str], trusted: Iterable[str], untrusted: Iterable[str]
+) -> set[str]:
+    """The opaque identifiers of an argument that an untrusted text holds and no trusted
+    text does."""
+    found = {token for text in argument for token in identifiers(text)}
+    if found:
+        for text in trusted:
+            found = {token for token in found if token not in text}
+            if not found:
+                return found
+    copied: set[str] = set()
+    for text in untrusted:
+        copied |= {token for token in found if token in text}
+    return copied

@@ -53,7 +53,7 @@ from .channels import (
     written_instructions,
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
-from .dictated import copied_runs, dictated
+from .dictated import copied_identifiers, copied_runs, dictated
 from .regions import calling_codes
 from .spotlight import spotlight_request
 from .taint import (
@@ -145,6 +145,13 @@ class ProvenanceGuard:
             run: code ``dictated_content:<args>``, denied or sent to a person as
             ``on_ungrounded`` says. Off by default: forwarding or quoting what an
             untrusted source said is then a denial too.
+        copied_identifiers: while the session is tainted, also flag a free-text argument of
+            a consequential call that carries an opaque identifier (a run of at least
+            :data:`~.dictated.MIN_IDENTIFIER` letters and digits, both kinds in it) an
+            untrusted tool output holds and no trusted text does: a wallet, a creditor id,
+            a payment request or a key of a scheme the guard does not read as a
+            destination. Code ``copied_identifier:<args>``. Off by default: passing on an
+            order or tracking number from an untrusted mail is then a denial too.
         trusted_attachments: a file attached to a user's message (an ``inline_data`` or
             ``file_data`` part) is the app's own, not outside text. Off by default: the user
             attached it, someone else wrote it, so it taints as ``<attachment>``. Either
@@ -195,6 +202,7 @@ class ProvenanceGuard:
         on_ungrounded: str = "deny",
         spotlight: bool = False,
         dictated_content: bool = False,
+        copied_identifiers: bool = False,
         trusted_attachments: bool = False,
         trusted_instruction: bool = False,
         trusted_declarations: Iterable[str] = (),
@@ -230,6 +238,9 @@ class ProvenanceGuard:
         if not isinstance(dictated_content, bool):
             raise TypeError(f"dictated_content must be True or False, not {dictated_content!r}")
         self.dictated_content = dictated_content
+        if not isinstance(copied_identifiers, bool):
+            raise TypeError(f"copied_identifiers must be True or False, not {copied_identifiers!r}")
+        self.copied_identifiers = copied_identifiers
         for option, value in (
             ("trusted_attachments", trusted_attachments),
             ("trusted_instruction", trusted_instruction),
@@ -546,8 +557,18 @@ class ProvenanceGuard:
         if not content:
             copied = self._dictated(ctx, taint, spec.scanned(tool_args), tool_args)
             if not copied:
-                self._counts.bump("allowed")
-                return None
+                ids = self._copied_ids(ctx, taint, spec.scanned(tool_args), tool_args)
+                if not ids:
+                    self._counts.bump("allowed")
+                    return None
+                if self.on_ungrounded == "confirm":
+                    return self._confirm(ctx, name, spec, ids, taint, "copied_identifier")
+                reason = (
+                    f"{_names(ids)} of this {name} call carry an identifier (an address, "
+                    f"account or key) copied from untrusted content that nothing the user "
+                    f"or a trusted source provided holds; leave it out, or ask the user"
+                )
+                return self._deny(ctx, name, ids, reason, "copied_identifier")
             if self.on_ungrounded == "confirm":
                 return self._confirm(ctx, name, spec, copied, taint, "dictated_content")
             reason = (
@@ -638,6 +659,25 @@ class ProvenanceGuard:
             if dictated(runs, untrusted):
                 out.append(arg)
         return out
+
+    def _copied_ids(
+        self, ctx: Any, taint: Taint, scanned: Sequence[str], tool_args: Mapping[str, Any]
+    ) -> list[str]:
+        """The free-text arguments that carry an opaque identifier copied from untrusted
+        output."""
+        if not self.copied_identifiers or not scanned:
+            return []
+        events = getattr(ctx.session, "events", None) or ()
+        trusted = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
+        trusted += [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
+        if not taint.inherited:
+            trusted += user_texts(events)
+        trusted, untrusted = capped(trusted), capped(self._untrusted_texts(events))
+        return [
+            arg
+            for arg in scanned
+            if copied_identifiers(scalars(tool_args[arg]), trusted, untrusted)
+        ]
 
     def _untrusted_texts(self, events: Sequence[Any]) -> Iterator[str]:
         """The string leaves of the outside text in the session's tool outputs, newest
