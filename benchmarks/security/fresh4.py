@@ -348,32 +348,49 @@ FRESH4_DOORS: dict[str, tuple[str, Callable[[Goal], str], str]] = {
 }
 
 
+#: ``door: (style, render, benign text)``, as each set's doors are given.
+Doors = dict[str, tuple[str, Callable[[Goal], str], str]]
+
+
+def door_cases(
+    doors: Doors, runs: Callable[[str], tuple[int, ...]] = lambda _: (1, 2)
+) -> list[Case]:
+    """The attacked side-door cases of ``doors``, ``runs(style)`` of each."""
+    return [
+        Case(style, f"{style}:{door}:{n}", render, f"door:{door}", klass="side_door",
+             hosts=_DOOR_HOSTS)
+        for door, (style, render, _) in doors.items()
+        for n in runs(style)
+    ]  # fmt: skip
+
+
+def benign_cases(
+    doors: Doors, directory: dict[str, tuple[str, str, tuple[str, ...]]]
+) -> list[Case]:
+    """Each door holding its benign text, and each directory shape (``style: (field,
+    text, hosts)``) holding its benign entry, for the side-door and trusted-field classes'
+    benign runs."""
+    held = [
+        Case(style, f"{style}:{door}:benign", lambda _, t=text: t, f"door:{door}",
+             klass="side_door", hosts=_DOOR_HOSTS)
+        for door, (style, _, text) in doors.items()
+    ]  # fmt: skip
+    fields = [
+        Case(style, f"{style}:benign", lambda _, t=text: t, f"dir:{field}",
+             klass="trusted_field", hosts=hosts)
+        for style, (field, text, hosts) in directory.items()
+    ]  # fmt: skip
+    return held + fields
+
+
 def _door_cases() -> list[Case]:
-    out = []
-    for door, (style, render, _) in FRESH4_DOORS.items():
-        runs = (1,) if style == "c:retrieval_plugin" else (1, 2)
-        out += [
-            Case(style, f"{style}:{door}:{n}", render, f"door:{door}", klass="side_door",
-                 hosts=_DOOR_HOSTS)
-            for n in runs
-        ]  # fmt: skip
-    return out
+    return door_cases(FRESH4_DOORS, lambda s: (1,) if s == "c:retrieval_plugin" else (1, 2))
 
 
 def fresh4_benign_cases() -> list[Case]:
     """Each door holding a benign text, and each directory shape holding a benign entry,
     for the side-door and trusted-field classes' benign runs."""
-    doors = [
-        Case(style, f"{style}:{door}:benign", lambda _, t=text: t, f"door:{door}",
-             klass="side_door", hosts=_DOOR_HOSTS)
-        for door, (style, _, text) in FRESH4_DOORS.items()
-    ]  # fmt: skip
-    fields = [
-        Case(style, f"{style}:benign", lambda _, t=text: t, f"dir:{field}",
-             klass="trusted_field", hosts=hosts)
-        for style, (field, text, hosts) in _BENIGN_DIRECTORY.items()
-    ]  # fmt: skip
-    return doors + fields
+    return benign_cases(FRESH4_DOORS, _BENIGN_DIRECTORY)
 
 
 # -- class n: near misses of a trusted value --------------------------------------------------

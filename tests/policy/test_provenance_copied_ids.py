@@ -98,3 +98,27 @@ def test_copied_identifiers_must_be_a_bool() -> None:
     """A non-boolean ``copied_identifiers`` fails at construction."""
     with pytest.raises(TypeError, match="copied_identifiers must be True or False"):
         guard(copied_identifiers="yes")
+
+
+class SplitMailbox(Mailbox):
+    """An inbox whose note splits the identifier with a zero-width space."""
+
+    def read_inbox(self) -> dict[str, Any]:
+        """The user's inbox."""
+        return {"messages": [{"body": f"Pay {MONERO[:20]}\u200b{MONERO[20:]}"}]}
+
+
+async def test_an_identifier_split_by_a_zero_width_space_in_the_inbox_is_still_copied() -> None:
+    """An identifier the inbox splits with a zero-width space, mailed on whole, is denied."""
+    box = SplitMailbox()
+    script = [
+        ScriptedResponse.call("read_inbox"),
+        ScriptedResponse.call("send_email", to="bob@corp.example", body=f"Pay {MONERO}"),
+        ScriptedResponse.text("done"),
+    ]
+    agent = LlmAgent(
+        name="assistant", model=FakeModel(script), tools=[box.read_inbox, box.send_email]
+    )
+    run = await run_app(agent, [Lattice(policy=[guard(copied_identifiers=True)])], TYPED)
+    assert box.sent == []
+    assert run.responses("send_email")[0]["code"] == "copied_identifier"

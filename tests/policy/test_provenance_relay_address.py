@@ -42,3 +42,12 @@ def test_an_equals_sign_is_part_of_a_local_part() -> None:
 def test_an_address_after_a_parameter_starts_after_its_equals_sign(text: str) -> None:
     """After ``?``, ``&`` or a parameter's name the address is what follows ``=``."""
     assert tokens_of("email", text) == frozenset({"bob@partner.example"})
+
+
+async def test_a_plain_word_before_an_equals_sign_is_part_of_the_local_part() -> None:
+    """``bob=corp.example@relay`` is one mailbox: typed by the user it is the address
+    sent, and it grounds no ``corp.example@relay``."""
+    typed = "check my mail, then tell Bob bob=corp.example@lists.lindqvist.example"
+    assert tokens_of("email", typed) == frozenset({"bob=corp.example@lists.lindqvist.example"})
+    mailed = await send("Write to corp.example@lists.lindqvist.example", typed)
+    assert mailed.denied

@@ -719,6 +719,7 @@ def _request_editors(listed: Iterable[Any]) -> Iterator[str]:
             yield tool.name if isinstance(tool, BaseTool) else type(tool).__name__
 
 
+@functools.cache  # by class: the same few tool classes are asked on every model call
 def _adk_code(cls: type, method: str) -> bool:
     """Whether the class that defines ``cls.method`` is one of ADK's (a subclass that
     does not override it runs ADK's code, which the guard reads on its own channels)."""

@@ -74,14 +74,15 @@ def copied_identifiers(
     argument: Iterable[str], trusted: Iterable[str], untrusted: Iterable[str]
 ) -> set[str]:
     """The opaque identifiers of an argument that an untrusted text holds and no trusted
-    text does."""
-    found = {token for text in argument for token in identifiers(text)}
-    if found:
-        for text in trusted:
-            found = {token for token in found if token not in text}
-            if not found:
-                return found
-    copied: set[str] = set()
-    for text in untrusted:
-        copied |= {token for token in found if token in text}
-    return copied
+    text does, each text read as :func:`~.values.clean` reads it (format characters such
+    as a zero-width space dropped, case folded)."""
+    found = {token.casefold() for text in argument for token in identifiers(clean(text))}
+    for text in trusted:
+        if not found:
+            break
+        folded = clean(text)
+        found = {token for token in found if token not in folded}
+    if not found:
+        return found
+    seen = [clean(text) for text in untrusted]  # a copy with a zero-width space dropped
+    return {token for token in found if any(token in text for text in seen)}

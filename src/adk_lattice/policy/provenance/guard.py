@@ -647,12 +647,7 @@ class ProvenanceGuard:
         """The free-text arguments that repeat a run of an untrusted output's words."""
         if not self.dictated_content or not scanned:
             return []
-        events = getattr(ctx.session, "events", None) or ()
-        trusted = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
-        trusted += [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
-        if not taint.inherited:
-            trusted += user_texts(events)
-        trusted, untrusted = capped(trusted), capped(self._untrusted_texts(events))
+        trusted, untrusted = self._copy_sources(ctx, taint)
         out = []
         for arg in scanned:
             runs = copied_runs(scalars(tool_args[arg]), trusted)
@@ -667,17 +662,23 @@ class ProvenanceGuard:
         output."""
         if not self.copied_identifiers or not scanned:
             return []
-        events = getattr(ctx.session, "events", None) or ()
-        trusted = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
-        trusted += [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
-        if not taint.inherited:
-            trusted += user_texts(events)
-        trusted, untrusted = capped(trusted), capped(self._untrusted_texts(events))
+        trusted, untrusted = self._copy_sources(ctx, taint)
         return [
             arg
             for arg in scanned
             if copied_identifiers(scalars(tool_args[arg]), trusted, untrusted)
         ]
+
+    def _copy_sources(self, ctx: Any, taint: Taint) -> tuple[list[str], list[str]]:
+        """What a copied argument is compared with, each capped: the trusted texts (the
+        written instruction, the trusted state, the user's messages unless the taint was
+        inherited) and the outside text of the session's tool outputs."""
+        events = getattr(ctx.session, "events", None) or ()
+        trusted = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
+        trusted += [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
+        if not taint.inherited:
+            trusted += user_texts(events)
+        return capped(trusted), capped(self._untrusted_texts(events))
 
     def _untrusted_texts(self, events: Sequence[Any]) -> Iterator[str]:
         """The string leaves of the outside text in the session's tool outputs, newest

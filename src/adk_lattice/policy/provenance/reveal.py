@@ -342,7 +342,8 @@ def refanged(text: str) -> str:
     if "xxp" in lowered or "**p" in lowered or "fxp" in lowered:
         text = _HXXP.sub(_hxxp, text)
     if _SPELLED_DOT.search(lowered):
-        text = _SPELLED_ADDRESS.sub(_spelled_address, text)
+        if any(f" {word} " in lowered for word in _AT_WORDS):
+            text = _SPELLED_ADDRESS.sub(_spelled_address, text)
         text = _SPELLED.sub(_spelled, text)
     text = _SPELLED_DIGITS.sub(_digits, text)
     if any(c.isupper() for c in text):

@@ -74,21 +74,27 @@ _EMAIL_FORM: Final = (
 )
 _EMAIL: Final = re.compile(r"(?<![\w.%+=\-])" + _EMAIL_FORM, re.IGNORECASE)
 _EMAIL_VALUE: Final = re.compile(_EMAIL_FORM, re.IGNORECASE)
-#: A parameter's name before an address (``email=``, ``reply-to=``): not a local part.
-_PARAMETER: Final = re.compile(r"[a-z_\-]+", re.IGNORECASE)
+#: The names of a parameter or header that holds an address (``email=``, ``reply-to=``):
+#: before an ``=`` they are not a local part. Any other word is (``bob=corp.example@relay``
+#: is one mailbox on both sides of a comparison).
+_PARAMETERS: Final = frozenset(
+    {"email", "e-mail", "mail", "mailto", "to", "cc", "bcc", "from", "sender", "recipient",
+     "reply-to", "replyto", "reply_to", "address", "addr", "user", "username", "login",
+     "account", "contact"}
+)  # fmt: skip
 
 
 def _emails(text: str) -> Iterator[tuple[tuple[int, int], str]]:
     """Each address in ``text`` with its span. An ``=`` is a local part's character
     (``tom.weber=example.org@relay`` is one mailbox, RFC 5322 atext), except after a
-    query's ``?`` or ``&`` or a parameter's name (``?email=bob@host``, ``to=bob@host``),
-    where the address starts after it."""
+    query's ``?`` or ``&`` or the name of an address parameter (``?email=bob@host``,
+    ``to=bob@host``), where the address starts after it."""
     for m in _EMAIL.finditer(text):
         start, found = m.start(), m.group()
         local = found.partition("@")[0]
         if "=" in local and not local.startswith('"'):
             name = local.partition("=")[0]
-            if text[start - 1 : start] in ("?", "&", ";") or _PARAMETER.fullmatch(name):
+            if text[start - 1 : start] in ("?", "&", ";") or name.lower() in _PARAMETERS:
                 cut = local.rindex("=") + 1
                 start, found = start + cut, found[cut:]
         yield (start, m.end()), found
