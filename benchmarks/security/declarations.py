@@ -33,14 +33,15 @@ TRUSTED_TOOLS: dict[str, Any] = {
 
 
 def provenance_guard(
-    on_ungrounded: str, *, dictated: bool = False, identifiers: bool = False
+    on_ungrounded: str, *, dictated: bool = False, identifiers: bool = True
 ) -> ProvenanceGuard:
     """The suite's ``ProvenanceGuard``, denying (``deny``) or asking a person (``confirm``);
-    ``dictated`` turns on ``dictated_content``, ``identifiers`` ``copied_identifiers``."""
+    ``dictated`` turns on ``dictated_content``; ``identifiers=False`` turns
+    ``opaque_identifiers`` off."""
     return ProvenanceGuard(
         consequential=CONSEQUENTIAL,
         trusted_tools=TRUSTED_TOOLS,
         on_ungrounded=on_ungrounded,
         dictated_content=dictated,
-        copied_identifiers=identifiers,
+        opaque_identifiers=identifiers,
     )

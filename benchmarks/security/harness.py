@@ -115,7 +115,7 @@ def configs() -> list[Config]:
             Config("both", lambda: [InjectionGuard(on_tool="withhold"), provenance_guard("deny")]),
             Config("provenance_confirm", lambda: [provenance_guard("confirm")], person=True),
             Config("provenance_dictated", lambda: [provenance_guard("deny", dictated=True)]),
-            Config("provenance_ids", lambda: [provenance_guard("deny", identifiers=True)]),
+            Config("provenance_no_ids", lambda: [provenance_guard("deny", identifiers=False)]),
         ]
     return out
 

@@ -27,7 +27,7 @@ LABELS = {
     "both": "both",
     "provenance_confirm": "needs a person",
     "provenance_dictated": "ProvenanceGuard, dictated_content",
-    "provenance_ids": "ProvenanceGuard, copied_identifiers",
+    "provenance_no_ids": "ProvenanceGuard, opaque_identifiers=False",
 }
 #: The goals on the held-out half (docs/policy.md): attack success at most 1% on the
 #: classes the policy is meant to stop, and benign tasks whose arguments come from the user

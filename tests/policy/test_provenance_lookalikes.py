@@ -75,3 +75,42 @@ async def test_a_two_label_host_spelled_with_a_path_in_a_body_is_denied() -> Non
 def test_prose_with_one_spelled_dot_and_a_slash_is_no_destination() -> None:
     """Prose whose first label is a word that begins a phrase is not read as a host."""
     assert list(destinations("the dot com slash burn era")) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("skriv till billing (snabel-a) pay-desk (punkt) example", "billing@pay-desk.example"),
+        ("napisz do billing [małpa] pay-desk [kropka] example", "billing@pay-desk.example"),
+        ("mail billing (et) pay-desk.example", "billing@pay-desk.example"),
+        ("open pay-desk {nokta} evil {nokta} example", "pay-desk.evil.example"),
+    ],
+)
+async def test_an_address_spelled_with_any_bracketed_word_in_a_body_is_denied(
+    text: str, found: str
+) -> None:
+    """Any one word in brackets between labels is read as the at or dot it stands for."""
+    assert found in [raw for _, raw in destinations(text)]
+    mailed = await send(text)
+    assert mailed.denied
+
+
+async def test_control_the_typed_address_grounds_its_bracketed_spelling() -> None:
+    """Control: the address the user typed, spelled with Swedish bracketed words, is sent."""
+    typed = "check my mail, then tell Bob to write to billing@pay-desk.example"
+    mailed = await send("skriv till billing (snabel-a) pay-desk (punkt) example", typed)
+    assert mailed.sent
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "see the team (sales) and (marketing) plans",
+        "pay (now) or (later) either way",
+        "Smith (2019) Nature (London) press",
+        "Acme (UK) Ltd",
+    ],
+)
+def test_prose_with_bracketed_words_is_no_address(text: str) -> None:
+    """Prose with words in brackets between other words is not read as an address."""
+    assert list(destinations(text)) == []

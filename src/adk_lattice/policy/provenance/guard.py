@@ -53,7 +53,8 @@ from .channels import (
     written_instructions,
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
-from .dictated import copied_identifiers, copied_runs, dictated
+from .dictated import copied_runs, dictated
+from .opaque import identifiers, letters
 from .regions import calling_codes
 from .spotlight import spotlight_request
 from .taint import (
@@ -85,6 +86,7 @@ from .values import (
     destinations,
     is_value,
     ungrounded,
+    without_blobs,
 )
 
 logger = logging.getLogger("adk_lattice.policy")
@@ -145,13 +147,15 @@ class ProvenanceGuard:
             run: code ``dictated_content:<args>``, denied or sent to a person as
             ``on_ungrounded`` says. Off by default: forwarding or quoting what an
             untrusted source said is then a denial too.
-        copied_identifiers: while the session is tainted, also flag a free-text argument of
-            a consequential call that carries an opaque identifier (a run of at least
-            :data:`~.dictated.MIN_IDENTIFIER` letters and digits, both kinds in it) an
-            untrusted tool output holds and no trusted text does: a wallet, a creditor id,
-            a payment request or a key of a scheme the guard does not read as a
-            destination. Code ``copied_identifier:<args>``. Off by default: passing on an
-            order or tracking number from an untrusted mail is then a denial too.
+        opaque_identifiers: while the session is tainted, a free-text argument of a
+            consequential call that carries an opaque identifier (:mod:`.opaque`: a run of
+            at least 16 letters and digits with both kinds in it, or of at least 12 digits,
+            plain or written in groups) that no trusted text holds is flagged as a
+            destination of a scheme the guard has no reader for (a coin's address, a
+            creditor id, a payment network's key): code ``ungrounded_identifier:<args>``.
+            On by default. Passing on a long order or tracking number that only an
+            untrusted mail holds is then flagged too; ``False`` turns it off, and
+            ``Consequential(content=[...])`` narrows the arguments scanned.
         trusted_attachments: a file attached to a user's message (an ``inline_data`` or
             ``file_data`` part) is the app's own, not outside text. Off by default: the user
             attached it, someone else wrote it, so it taints as ``<attachment>``. Either
@@ -202,7 +206,7 @@ class ProvenanceGuard:
         on_ungrounded: str = "deny",
         spotlight: bool = False,
         dictated_content: bool = False,
-        copied_identifiers: bool = False,
+        opaque_identifiers: bool = True,
         trusted_attachments: bool = False,
         trusted_instruction: bool = False,
         trusted_declarations: Iterable[str] = (),
@@ -238,9 +242,9 @@ class ProvenanceGuard:
         if not isinstance(dictated_content, bool):
             raise TypeError(f"dictated_content must be True or False, not {dictated_content!r}")
         self.dictated_content = dictated_content
-        if not isinstance(copied_identifiers, bool):
-            raise TypeError(f"copied_identifiers must be True or False, not {copied_identifiers!r}")
-        self.copied_identifiers = copied_identifiers
+        if not isinstance(opaque_identifiers, bool):
+            raise TypeError(f"opaque_identifiers must be True or False, not {opaque_identifiers!r}")
+        self.opaque_identifiers = opaque_identifiers
         for option, value in (
             ("trusted_attachments", trusted_attachments),
             ("trusted_instruction", trusted_instruction),
@@ -555,20 +559,27 @@ class ProvenanceGuard:
             a for a in spec.scanned(tool_args) if _carries_ungrounded(grounding, tool_args[a])
         ]
         if not content:
-            copied = self._dictated(ctx, taint, spec.scanned(tool_args), tool_args)
-            if not copied:
-                ids = self._copied_ids(ctx, taint, spec.scanned(tool_args), tool_args)
-                if not ids:
-                    self._counts.bump("allowed")
-                    return None
+            ids = [
+                a
+                for a in spec.scanned(tool_args)
+                if self.opaque_identifiers
+                if _carries_unknown_identifier(grounding, tool_args[a])
+            ]
+            if ids:
                 if self.on_ungrounded == "confirm":
-                    return self._confirm(ctx, name, spec, ids, taint, "copied_identifier")
+                    return self._confirm(ctx, name, spec, ids, taint, "ungrounded_identifier")
                 reason = (
                     f"{_names(ids)} of this {name} call carry an identifier (an address, "
-                    f"account or key) copied from untrusted content that nothing the user "
-                    f"or a trusted source provided holds; leave it out, or ask the user"
+                    f"account or key of some payment or messaging scheme) that does not "
+                    f"appear in anything the user or a trusted source provided, and "
+                    f"untrusted content is in context; leave it out, or ask the user to "
+                    f"state it"
                 )
-                return self._deny(ctx, name, ids, reason, "copied_identifier")
+                return self._deny(ctx, name, ids, reason, "ungrounded_identifier")
+            copied = self._dictated(ctx, taint, spec.scanned(tool_args), tool_args)
+            if not copied:
+                self._counts.bump("allowed")
+                return None
             if self.on_ungrounded == "confirm":
                 return self._confirm(ctx, name, spec, copied, taint, "dictated_content")
             reason = (
@@ -654,20 +665,6 @@ class ProvenanceGuard:
             if dictated(runs, untrusted):
                 out.append(arg)
         return out
-
-    def _copied_ids(
-        self, ctx: Any, taint: Taint, scanned: Sequence[str], tool_args: Mapping[str, Any]
-    ) -> list[str]:
-        """The free-text arguments that carry an opaque identifier copied from untrusted
-        output."""
-        if not self.copied_identifiers or not scanned:
-            return []
-        trusted, untrusted = self._copy_sources(ctx, taint)
-        return [
-            arg
-            for arg in scanned
-            if copied_identifiers(scalars(tool_args[arg]), trusted, untrusted)
-        ]
 
     def _copy_sources(self, ctx: Any, taint: Taint) -> tuple[list[str], list[str]]:
         """What a copied argument is compared with, each capped: the trusted texts (the
@@ -777,6 +774,25 @@ class ProvenanceGuard:
         self._counts.bump("pending_approval")
         noted = f"{code}:{','.join(missing)}" if missing else code
         return ask_person(ctx, self.name, tool, code, hint, note_code=noted, arguments=missing)
+
+
+def _carries_unknown_identifier(grounding: Grounding, value: Any) -> bool:
+    """Whether a free-text argument carries an opaque identifier (:mod:`.opaque`) no
+    trusted text holds; every string in it read as the destination scan reads it, and an
+    identifier inside a destination a reader found left to that reader."""
+    for text in content_texts(value):
+        if text is UNREAD:
+            continue
+        found = set(identifiers(without_blobs(text)))
+        if not found:
+            continue
+        read = [letters(raw) for _, raw in destinations(text)]
+        if any(
+            not any(token in r for r in read) and not grounding.holds_identifier(token)
+            for token in found
+        ):
+            return True
+    return False
 
 
 def _carries_ungrounded(grounding: Grounding, value: Any) -> bool:

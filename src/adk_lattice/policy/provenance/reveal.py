@@ -10,15 +10,17 @@ and JSON escapes (``\\/``, ``\\u002e``) decoded; RFC 2047 encoded-words
 (``=?utf-8?B?...?=``, ``=?utf-8?Q?...?=``, as a mail client shows a subject) decoded;
 NFKC-folded (full-width letters and dots);
 an ideographic full stop between two ASCII label characters read as the dot it stands for
-in a host (IDNA/UTS-46 maps U+3002, U+FF0E and U+FF61 to ``.``); and defanged forms refanged:
-``hxxp(s)``, ``fxp``, and a dot, colon, slash or at sign in brackets (``[.]``, ``(.)``,
-``{.}``, ``[dot]``, ``(at)``, ``[:]``). A spelled-out dot is read only in a chain of at least
-three labels (``a dot b dot example``, then `` slash `` path parts), or of two followed by a
-path (``evil dot example slash login``, its first label not a word that begins prose): a
-single ``dot`` between two words is too common in prose (``the dot com era``) to be read as
-a host; after a spelled
-``at`` it is an address's (``billing at pay-desk dot example`` is
-``billing@pay-desk.example``): a word, `` at ``, then labels joined by `` dot ``. A number read
+in a host (IDNA/UTS-46 maps U+3002, U+FF0E and U+FF61 to ``.``); and defanged forms
+refanged: ``hxxp(s)``, ``fxp``, and a dot, colon, slash or at sign in brackets (``[.]``,
+``(.)``, ``{.}``, ``[dot]``, ``(at)``, ``[:]``), and any one word in brackets between
+labels read as the at and dots it stands for (``tom (snabel-a) evil (punkt) example``: the
+same word each time is a dot, a first word unlike the rest the at). A spelled-out dot is
+read only in a chain of at least three labels (``a dot b dot example``, then `` slash ``
+path parts), or of two followed by a path (``evil dot example slash login``, its first
+label not a word that begins prose): a single ``dot`` between two words is too common in
+prose (``the dot com era``) to be read as a host; after a spelled ``at`` it is an address's
+(``billing at pay-desk dot example`` is ``billing@pay-desk.example``): a word, `` at ``,
+then labels joined by `` dot ``. A number read
 out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
 digits, so it is found as the phone number it spells. A ``mailto:`` URI's addresses
 are percent-decoded (RFC 6068), and an address's comments beside its ``@`` dropped
@@ -77,6 +79,17 @@ _BRACKETED: Final = re.compile(
 )
 _BRACKETED_AS = {".": ".", ":": ":", "/": "/", "@": "@"} | dict.fromkeys(_DOT_WORDS, ".")
 _BRACKETED_AS |= dict.fromkeys(_AT_WORDS, "@")
+#: Any one word in brackets between the labels of a host or an address, as a writer of
+#: any language spells ``at`` and ``dot`` (``tom (snabel-a) evil (punkt) example``,
+#: ``desk [kropka] pay [kropka] example``): at least two such words, or one before a host
+#: written with its dots; the last label a word of letters (a top-level domain).
+_ANY_WORD: Final = r" ?[\[({] ?[^\W\d_][\w\-]{0,15} ?[\])}] ?"
+_WORD_SPELLED: Final = re.compile(
+    rf"(?<![\w.+\-])[\w+\-]{{1,64}}(?:(?:{_ANY_WORD}[a-z0-9\-]{{1,63}}){{2,}}"
+    rf"|{_ANY_WORD}[a-z0-9\-]{{1,63}}(?:\.[a-z0-9\-]{{1,63}})+)(?![\w\-])",
+    re.IGNORECASE,
+)
+_WORD_SEP: Final = re.compile(_ANY_WORD)
 _HXXP: Final = re.compile(r"(?<![a-z])(?:h(?:xx|\*\*)p(s?)|(fxp))(?=:)", re.IGNORECASE)
 _DOT_WORD: Final = f"(?:{'|'.join(_DOT_WORDS)})"
 _AT_WORD: Final = f"(?:{'|'.join(_AT_WORDS)})"
@@ -283,6 +296,12 @@ _PROSE_LOCALS: Final = frozenset(
 )  # fmt: skip
 
 
+#: Words no host or address is made of, which prose between brackets has.
+_PROSE_WORDS: Final = _PROSE_LABELS | frozenset(
+    {"and", "or", "of", "to", "in", "for", "with", "on", "by", "from", "as", "is", "are"}
+)
+
+
 def _spelled_address(m: re.Match[str]) -> str:
     labels = _SPELLED_DOT.split(m.group(2))
     tld = labels[-1]
@@ -290,6 +309,27 @@ def _spelled_address(m: re.Match[str]) -> str:
     if prose or not (tld.isalpha() and tld.isascii()):
         return m.group()  # prose, or a number (``at 5 dot 30``)
     return m.group(1) + "@" + ".".join(labels)
+
+
+def _word_spelled(m: re.Match[str]) -> str:
+    """A host or an address spelled with bracketed words of any language: words all the
+    same are dots; a first word unlike the rest, or one word before a host with dots, is
+    the ``at``. Left as written when the last label is no word of letters."""
+    labels = _WORD_SEP.split(m.group())
+    words = [w.strip(" ()[]{}").lower() for w in _WORD_SEP.findall(m.group())]
+    tld = labels[-1].rsplit(".", 1)[-1]
+    if not (tld.isalpha() and tld.isascii() and 2 <= len(tld) <= 24):
+        return m.group()
+    lowered = [label.lower() for label in labels]
+    if lowered[0] in _PROSE_LOCALS or any(w in _PROSE_WORDS for w in lowered):
+        return m.group()  # prose: ``the team (sales) and (marketing) plans``
+    if len(words) == 1:
+        return labels[0] + "@" + labels[1]
+    if all(w == words[0] for w in words):
+        return ".".join(labels)
+    if all(w == words[1] for w in words[1:]):
+        return labels[0] + "@" + ".".join(labels[1:])
+    return m.group()
 
 
 def _digits(m: re.Match[str]) -> str:
@@ -338,6 +378,8 @@ def refanged(text: str) -> str:
         text = _IDEOGRAPHIC_DOT.sub(".", text)
     if any(c in text for c in "[({"):
         text = _BRACKETED.sub(_bracketed, text)
+        if any(c in text for c in "[({"):
+            text = _WORD_SPELLED.sub(_word_spelled, text)
     lowered = text.lower()
     if "xxp" in lowered or "**p" in lowered or "fxp" in lowered:
         text = _HXXP.sub(_hxxp, text)

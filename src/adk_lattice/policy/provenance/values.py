@@ -25,6 +25,7 @@ from urllib.parse import unquote
 from ada_url import HostType, parse_url
 from cachetools import LRUCache
 
+from .opaque import identifiers, letters
 from .payees import account_key, accounts, wallet_key, wallets
 from .postal import addresses, postal_key
 from .regions import ALL_CODES, country_code
@@ -990,6 +991,7 @@ class Grounding:
         ]
         self._hashed = dict(hashed or {}) if hasher is not None else {}
         self._hasher = hasher
+        self._letters: list[tuple[str, tuple[str, ...]]] | None = None
 
     def tokens(self, kind: str) -> frozenset[str]:
         """Every normalised token of ``kind`` found in the trusted texts (echoes excluded)."""
@@ -1040,6 +1042,24 @@ class Grounding:
                 return True
         return False
 
+    def holds_identifier(self, token: str) -> bool:
+        """Whether trusted text holds an opaque identifier (:mod:`.opaque`): a trusted
+        text's letters and digits hold it in order, or a trusted field's value does (one
+        value of its declared kind, or, for a field of any kind or ``id``, one identifier
+        whole; never free text); what a trusted tool's call was given does not count from
+        its output."""
+        if self._letters is None:
+            self._letters = [
+                (letters(text), tuple(letters(e) for e in echo)) for text, _, echo in self._sources
+            ] + [
+                (letters(value), tuple(letters(e) for e in echo))
+                for value, declared, echo in self._values
+                if is_value(value, declared) or (declared in (None, "id") and _one_id(value))
+            ]
+        return any(
+            token in text and not any(token in e for e in echo) for text, echo in self._letters
+        )
+
     def _other_sigil_only(self, normal: str) -> bool:
         """Whether an id with a sigil is written in trusted text only under the other one.
 
@@ -1061,6 +1081,11 @@ class Grounding:
             if token in seen:
                 seen[token] = True
         return seen[other] and not seen[normal]
+
+
+def _one_id(leaf: str) -> bool:
+    """Whether a leaf is, whole, one opaque identifier (``4AdUnd...``, ``DE98 ZZZ0 ...``)."""
+    return letters(leaf) in set(identifiers(leaf))
 
 
 def _phrase(value: str) -> re.Pattern[str] | None:
@@ -1185,6 +1210,14 @@ def _blob_text(run: str) -> str | None:
     except (binascii.Error, ValueError):
         return None
     return None if any(ord(c) < 32 and c not in "\t\n\r" for c in text) else text
+
+
+def without_blobs(text: str) -> str:
+    """A text with its base64 runs that decode to text taken out (what they decode to is
+    read on its own, :func:`decoded_blobs`): an attachment's data is no identifier."""
+    if len(text) < 24:
+        return text
+    return _BASE64.sub(lambda m: " " if _blob_text(m.group()) is not None else m.group(), text)
 
 
 def decoded_blobs(text: str, depth: int = 0) -> Iterator[str]:
