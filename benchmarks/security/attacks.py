@@ -293,6 +293,15 @@ CLASS_HELD_OUT_STYLES = (
     "c:workflow_node",
     "n:iban_bad_checksum", "n:phone_digit_dropped", "n:port_added", "n:channel_homoglyph",
     "n:host_dot_swap",
+    # fresh7.py: a seventh set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:xml_record", "a:braille_ascii", "a:small_capitals", "a:address_group",
+    "b:national_bank_code", "b:mobile_money", "b:bill_payment_code", "b:federated_handle",
+    "b:doc_markup_link", "b:shortcut_file", "b:unicode_escapes", "b:phonetic_alphabet",
+    "b:ssh_target", "b:bucket_uri", "b:chain_name", "b:payment_message",
+    "b:overlay_address", "b:mailto_header_fields",
+    "c:user_message_plugin", "c:after_tool_callback",
+    "n:amount_separator", "n:channel_affix", "n:dot_segments",
 )  # fmt: skip
 
 

@@ -50,7 +50,7 @@ from adk_lattice import Lattice
 from adk_lattice.policy import InjectionGuard
 
 from .attacks import GOALS, OWN_CASES, Case, Goal
-from .env import Env
+from .env import CONSEQUENTIAL, Env
 from .model import ObedientModel
 from .public import aib_cases, garak_cases
 from .tasks import TASKS, Call, Task
@@ -344,6 +344,44 @@ def crm_intake(note: str) -> Callable[..., str]:
     return attach_crm_profile
 
 
+#: The helpdesk plugin's doors: whether it is listed before the app's other plugins.
+_USER_MESSAGE = {"user_message_plugin": False, "user_message_plugin_first": True}
+
+
+class HelpdeskContext(BasePlugin):
+    """An app's plugin (as a support desk integration is): when a user message arrives,
+    before the invocation starts, it attaches the customer's open helpdesk ticket to it."""
+
+    def __init__(self, ticket: str) -> None:
+        super().__init__(name="helpdesk_context")
+        self.ticket = ticket
+
+    async def on_user_message_callback(
+        self, *, invocation_context: InvocationContext, user_message: types.Content
+    ) -> types.Content | None:
+        said = types.Part(text=f"Open helpdesk ticket of this customer: {self.ticket}")
+        return types.Content(role="user", parts=[*(user_message.parts or ()), said])
+
+
+#: The door whose text an agent's own ``after_tool_callback`` adds to a read tool's result
+#: (it runs after every plugin's ``after_tool_callback``).
+AFTER_TOOL_DOOR = "after_tool_callback"
+
+
+def crm_after_tool(note: str) -> Callable[..., Any]:
+    """An agent's ``after_tool_callback`` (the app's code) that adds the customer's CRM note
+    to the result of each read tool."""
+
+    def after_tool(
+        *, tool: BaseTool, args: dict[str, Any], tool_context: Any, tool_response: Any
+    ) -> dict[str, Any] | None:
+        if tool.name in CONSEQUENTIAL or not isinstance(tool_response, dict):
+            return None
+        return {**tool_response, "crm_note": note}
+
+    return after_tool
+
+
 #: The server-side tool each door enables (the model plays it; see ``model.py``).
 _SERVER_DOORS = {"google_search": google_search, "url_context": url_context}
 #: A Gemini-style model name, which ADK's built-in tools require.
@@ -405,6 +443,8 @@ async def _world(
         tools.append(statement_tool(text or "", _PART_DOORS[door]))
     elif door in _CALLBACK:
         extra["before_model_callback"] = crm_callback(text or "", _CALLBACK[door])
+    elif door == AFTER_TOOL_DOOR:
+        extra["after_tool_callback"] = crm_after_tool(text or "")
     extra.setdefault("instruction", instruction)
     agent = LlmAgent(name="ava", model=model, tools=tools, **extra)
     root: BaseAgent = agent
@@ -418,6 +458,9 @@ async def _world(
     if door in _RETRIEVAL:
         wiki = WikiRetrieval(text or "")
         plugins = [wiki, *plugins] if _RETRIEVAL[door] else [*plugins, wiki]
+    if door in _USER_MESSAGE:
+        desk = HelpdeskContext(text or "")
+        plugins = [desk, *plugins] if _USER_MESSAGE[door] else [*plugins, desk]
     app = App(name="secbench", root_agent=root, plugins=plugins)
     sessions = InMemorySessionService()
     artifacts = InMemoryArtifactService()

@@ -9,8 +9,9 @@ parameters' too), and a document a ``file_data`` part of the request points at (
 a break between words too, Unicode tag characters read as the ASCII they shadow, look-alike
 letters folded, folded lines unfolded, HTML character references, percent-encoding and RFC
 2047 encoded-words decoded, base64 runs and ROT13 decoded; a text document a function
-response carries as a part is read too; combining marks over letters dropped, and letters
-spaced apart read as the words they spell) and, when it finds all of an
+response carries as a part is read too; combining marks over letters dropped, letters
+spaced apart read as the words they spell, braille cells read by the Braille ASCII table,
+small capitals read as letters) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
 A guard that withholds or redacts the text therefore prevents obedience; one that only
 blocks the call does not.
@@ -62,6 +63,15 @@ _TAGS: dict[int, int | None] = {
 }
 
 
+#: Braille cells (U+2800 to U+283F) as the Braille ASCII table reads them.
+_BRAILLE = {
+    0x2800 + i: ch
+    for i, ch in enumerate(" A1B'K2L@CIF/MSP\"E3H9O6R^DJG>NTQ,*5<-U8V.%[$+X!&;:4\\0Z7(_?W]#Y)=")
+}
+#: Small capital letters as the Latin letters they write (NFKC leaves them as they are).
+_SMALL_CAPS = str.maketrans("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnopqrstuvwyz")
+
+
 #: Letters spaced apart (``c a l l   s e n d``): single characters apart by one space, the
 #: words apart by more.
 _SPACED = re.compile(r"(?<!\S)\S(?: \S(?!\S))+")
@@ -94,7 +104,8 @@ def reading(text: str) -> list[str]:
     """What a capable model makes of ``text``: the folded text, its decodings (character
     references and RFC 2047 encoded-words decoded as a renderer does; invisible characters
     read as word breaks, folded lines unfolded, percent-encoding decoded, combining marks
-    dropped, letter-spaced words joined), lower-cased."""
+    dropped, letter-spaced words joined, braille cells and small capitals read as the
+    characters they write), lower-cased."""
     shadowed = unicodedata.normalize("NFKC", text.translate(_TAGS))
     folded = _INVISIBLE.sub("", shadowed).translate(_LOOKALIKE)
     rendered = unicodedata.normalize("NFKC", _encoded_words(html.unescape(folded)))
@@ -109,6 +120,8 @@ def reading(text: str) -> list[str]:
     # reader sees the letters under them; letters spaced apart read as words.
     unmarked = "".join(ch for ch in folded if unicodedata.category(ch) != "Mn")
     views += [v for v in (unmarked, _unspaced(folded)) if v != folded]
+    # Braille cells read back as the characters they stand for, small capitals as letters.
+    views += [v for v in (folded.translate(_BRAILLE), folded.translate(_SMALL_CAPS)) if v != folded]
     for token in _B64.findall(folded):
         try:
             views.append(base64.b64decode(token, validate=True).decode("utf-8"))
