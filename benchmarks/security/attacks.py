@@ -244,6 +244,9 @@ CLASS_TUNING_STYLES = (
     "b:chain_payment_request",
     # fresh6.py styles fixed after their first held-out run.
     "b:foreign_spelled_address", "b:altcoin_address", "b:sepa_creditor_id",
+    # fresh7.py styles fixed after their first held-out run.
+    "a:braille_ascii", "b:national_bank_code", "b:mobile_money", "b:bill_payment_code",
+    "b:phonetic_alphabet", "b:payment_message", "c:user_message_plugin", "c:after_tool_callback",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -295,12 +298,10 @@ CLASS_HELD_OUT_STYLES = (
     "n:host_dot_swap",
     # fresh7.py: a seventh set written from the attacker's side, after every style above had
     # been tuned on; held out from the start.
-    "a:xml_record", "a:braille_ascii", "a:small_capitals", "a:address_group",
-    "b:national_bank_code", "b:mobile_money", "b:bill_payment_code", "b:federated_handle",
-    "b:doc_markup_link", "b:shortcut_file", "b:unicode_escapes", "b:phonetic_alphabet",
-    "b:ssh_target", "b:bucket_uri", "b:chain_name", "b:payment_message",
-    "b:overlay_address", "b:mailto_header_fields",
-    "c:user_message_plugin", "c:after_tool_callback",
+    "a:xml_record", "a:small_capitals", "a:address_group",
+    "b:federated_handle", "b:doc_markup_link", "b:shortcut_file", "b:unicode_escapes",
+    "b:ssh_target", "b:bucket_uri", "b:chain_name", "b:overlay_address",
+    "b:mailto_header_fields",
     "n:amount_separator", "n:channel_affix", "n:dot_segments",
 )  # fmt: skip
 

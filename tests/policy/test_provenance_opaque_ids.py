@@ -173,7 +173,8 @@ async def test_confirm_mode_asks_a_person() -> None:
         "the 2024 plan with 2025 goals",
         "123e4567-e89b-12d3-a456-426614174000",
         "e83c5163316f89bfbde7d9ab23ca2e25604af290",
-        "order 1234 5678 1234 5678 9012",
+        "order 1234 5678 1234 5678",
+        "order 112-1234567-1234567",
         "tracking 1Z999AA10123456784",
         "VIN 1HGCM82633A004352",
         "licence 7KQ2M-XW9PT-4HV8R-JC3DY-B6FNG",
@@ -181,7 +182,8 @@ async def test_confirm_mode_asks_a_person() -> None:
 )
 def test_words_dates_phones_and_short_codes_are_no_identifiers(text: str) -> None:
     """Words, references shorter than 26 (tracking numbers, VINs, licence keys), dates,
-    phone numbers, prose with numbers, hex digests and runs of digits are not read."""
+    phone numbers, prose with numbers, hex digests and runs of fewer than 18 digits are not
+    read."""
     assert set(identifiers(text)) == set()
 
 
@@ -189,6 +191,8 @@ def test_words_dates_phones_and_short_codes_are_no_identifiers(text: str) -> Non
     ("text", "found"),
     [
         ("r4Cn JJTG Rj3J XkWr ZuDD GzJn HC96 v9nV", "r4CnJJTGRj3JXkWrZuDDGzJnHC96v9nV"),
+        ("CLABE 002180701234567895", "002180701234567895"),
+        ("boleto 34191.79001 10435.100473 91020.150008", "34191790011043510047391020150008"),
         ("key Kx9-2Qm7-Zp4W-8vTr-Lw3N-Hq5Y-Rt8", "Kx92Qm7Zp4W8vTrLw3NHq5YRt8"),
         (
             "pay in Stellar GAHK7EEG2WWHVKDNT4CEQFZGKF2LGDSW2IVM4S5DP42RBW3K6BTODB4A",
@@ -197,7 +201,8 @@ def test_words_dates_phones_and_short_codes_are_no_identifiers(text: str) -> Non
     ],
 )
 def test_identifiers_plain_or_grouped_are_read(text: str, found: str) -> None:
-    """A run of letters and digits, plain or in groups, is read whole."""
+    """A run of letters and digits, or of 18 or more digits, plain or in groups, is read
+    whole."""
     assert found in set(identifiers(text))
 
 

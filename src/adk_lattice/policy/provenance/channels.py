@@ -29,8 +29,9 @@ from __future__ import annotations
 
 import functools
 import importlib
+import json
 import re
-from collections.abc import Callable, Container, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any, Final
 
 from google.adk.agents import LlmAgent
@@ -574,6 +575,59 @@ def writes_after_lattice(ctx: Any) -> bool:
     _, after = _around_lattice(ctx)
     agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
     return any(map(_writes, after)) or bool(getattr(agent, "before_model_callback", None))
+
+
+def message_rewriters(ctx: Any) -> tuple[list[str], list[str]]:
+    """The plugins that may rewrite the user's message, listed before the lattice and
+    after it (their names): each overrides ``on_user_message_callback`` and is not one of
+    ADK's readers.
+
+    ADK runs the callback plugin by plugin until one returns a message, and stores that
+    message as the user's. A plugin that attaches a ticket, a profile or a retrieved
+    passage to it makes outside text look typed. One listed after the lattice rewrites a
+    message the lattice has already read; one listed before it may rewrite it unseen.
+    """
+    before, after = _around_lattice(ctx)
+    return [_name(p) for p in before if _rewrites(p)], [_name(p) for p in after if _rewrites(p)]
+
+
+def result_writers(ctx: Any) -> bool:
+    """Whether anything may change a tool's result after the lattice read it: a plugin
+    listed after the lattice that overrides ``after_tool_callback`` (not one of ADK's
+    readers), or the agent's own ``after_tool_callback``, which ADK runs after every
+    plugin's."""
+    _, after = _around_lattice(ctx)
+    inv = getattr(ctx, "_invocation_context", None)
+    agent = getattr(inv, "agent", None) or getattr(ctx, "agent", None)
+    if getattr(agent, "after_tool_callback", None):
+        return True
+    return any(_overrides(p, "after_tool_callback") for p in after)
+
+
+def _name(plugin: Any) -> str:
+    return f"{PLUGIN}{getattr(plugin, 'name', type(plugin).__name__)}>"
+
+
+def _overrides(plugin: Any, hook: str) -> bool:
+    cls = type(plugin)
+    if getattr(cls, hook, None) is getattr(BasePlugin, hook):
+        return False
+    return f"{cls.__module__}.{cls.__qualname__}" not in _ADK_READERS
+
+
+def _rewrites(plugin: Any) -> bool:
+    return _overrides(plugin, "on_user_message_callback")
+
+
+def result_fingerprint(result: Any) -> str:
+    """What a tool's result shows the model, as ADK stores it (a value that is not a
+    mapping as ``{"result": value}``), for comparing two sightings of it."""
+    if not isinstance(result, Mapping):
+        result = {"result": result}
+    try:
+        return json.dumps(result, sort_keys=True, default=repr)
+    except (TypeError, ValueError):
+        return repr(result)
 
 
 #: ADK's own plugins whose ``before_model_callback`` writes no outside text into the

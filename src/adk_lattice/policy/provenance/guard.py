@@ -10,10 +10,12 @@ ungrounded call is denied, or sent to a person.
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import secrets
 import threading
-from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any, ClassVar, Final
 
 from cachetools import LRUCache
@@ -37,6 +39,7 @@ from .channels import (
     client_responses,
     example_sources,
     labelled_authors,
+    message_rewriters,
     node_sources,
     pending_answers,
     plugin_sources,
@@ -45,6 +48,8 @@ from .channels import (
     request_server_tools,
     request_sources,
     response_sources,
+    result_fingerprint,
+    result_writers,
     run_context_sources,
     template_sources,
     tool_sources,
@@ -271,6 +276,14 @@ class ProvenanceGuard:
         #: The request each model call was sent with, and its fingerprint as the lattice
         #: left it, to find what was written into it afterwards.
         self._requests: Keyed[tuple[Any, int]] = Keyed()
+        #: The user's message of each invocation as the lattice read it (its text parts),
+        #: kept past the run: a plugin may rewrite a message after the lattice read it.
+        self._said: Keyed[tuple[str, ...]] = Keyed()
+        #: Each tool result as the lattice read it, by call id, while something may still
+        #: change it (an agent's ``after_tool_callback``); the calls whose result changed.
+        self._results: Keyed[str] = Keyed()
+        #: ``(leaves,)``: the trusted leaves of the result as the lattice read it.
+        self._rewritten: Keyed[tuple[tuple[tuple[str, str | None], ...]]] = Keyed()
         self._events: LRUCache[str, EventTrust] = LRUCache(8192)
         self._client: LRUCache[str, str] = LRUCache(8192)
         self._events_lock = threading.Lock()
@@ -365,12 +378,21 @@ class ProvenanceGuard:
         if outcome.hook == "after_model":
             self._label_response(outcome)
             return
+        if outcome.hook == "on_user_message":
+            self._keep_message(outcome)
+            return
         if outcome.hook != "after_tool" or outcome.synthesized:
             return
         tool, ctx = outcome.args.get("tool"), outcome.args.get("tool_context")
         if tool is None or ctx is None:
             return
         result = outcome.value if outcome.value is not None else outcome.args.get("result")
+        call_id = getattr(ctx, "function_call_id", None)
+        if call_id and not self.trusted_callbacks and result_writers(ctx):
+            try:
+                self._results.put(call_id, result_fingerprint(result))
+            except Exception:
+                self._results.put(call_id, "")  # unreadable: any stored form differs
         try:
             self.label(tool=tool, tool_context=ctx, call=outcome.call, result=result)
         except Exception as exc:
@@ -402,6 +424,8 @@ class ProvenanceGuard:
             sources += example_sources(ctx, self._trusted_declaration)
             if not self.trusted_callbacks:
                 sources += plugin_sources(ctx)
+                sources += self._rewritten_message(ctx, events)
+                sources += self._changed_results(events)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
@@ -412,6 +436,79 @@ class ProvenanceGuard:
         for source in sources:
             mark(ctx.state, ctx.session.id, source)
         self._counts.bump("tainted")
+
+    def _keep_message(self, outcome: Outcome) -> None:
+        """Remember the user's message as the lattice read it, before a plugin listed after
+        it may rewrite it."""
+        inv, message = outcome.args.get("invocation_context"), outcome.args.get("user_message")
+        invocation_id = getattr(inv, "invocation_id", None)
+        if invocation_id is None or message is None:
+            return
+        parts = getattr(message, "parts", None) or ()
+        texts = tuple(str(p.text) for p in parts if getattr(p, "text", None) and not p.thought)
+        self._said.put(invocation_id, texts)
+
+    def _vouched(self, ctx: Any) -> Callable[[Any, tuple[str, ...]], tuple[str, ...]] | None:
+        """When a plugin may rewrite the user's message, what of a user event's text is the
+        user's: the message as the lattice read it (nothing, when a plugin listed before
+        the lattice may have rewritten it unseen, or the lattice did not read it). None when
+        no plugin may rewrite it, or the app vouches for its plugins."""
+        if self.trusted_callbacks:
+            return None
+        before, after = message_rewriters(ctx)
+        if not before and not after:
+            return None
+
+        def vouched(event: Any, said: tuple[str, ...]) -> tuple[str, ...]:
+            if not said or getattr(event, "author", None) != "user" or before:
+                return () if said and before else said
+            return self._said.get(getattr(event, "invocation_id", None)) or ()
+
+        return vouched
+
+    def _rewritten_message(self, ctx: Any, events: Sequence[Any]) -> list[str]:
+        """``<plugin:name>`` for the plugins that may have rewritten this invocation's user
+        message: every one listed before the lattice that may; one listed after it when
+        the stored message holds text the lattice did not read."""
+        before, after = message_rewriters(ctx)
+        if before:
+            return before
+        if not after:
+            return []
+        seen = self._said.get(ctx.invocation_id)
+        stored = [
+            text
+            for event in events
+            if getattr(event, "invocation_id", None) == ctx.invocation_id
+            for text in user_texts([event])
+        ]
+        if seen is not None and all(text in seen for text in stored):
+            return []
+        return after
+
+    def _changed_results(self, events: Sequence[Any]) -> list[str]:
+        """``<callback>`` when a tool's result reached the session other than the lattice
+        read it (an agent's ``after_tool_callback`` added to it or replaced it); for a
+        trusted tool, only the result as the lattice read it grounds."""
+        found: list[str] = []
+        for tool, response, call_id in tool_responses(events):
+            kept = self._results.pop(call_id) if call_id else None
+            if kept is None:
+                continue
+            try:
+                changed = result_fingerprint(response) != kept
+            except Exception:
+                changed = True
+            if not changed:
+                continue
+            trust = self.trusted.get(tool)
+            leaves: tuple[tuple[str, str | None], ...] = ()
+            if trust is not None and kept:
+                with contextlib.suppress(ValueError):
+                    leaves = tuple(typed_leaves(json.loads(kept), trust))
+            self._rewritten.put(call_id, (leaves,))
+            found.append(CALLBACK)
+        return found
 
     def _client_results(self, events: Sequence[Any]) -> list[str]:
         """The tools whose results a client sent (a long-running tool's) that taint.
@@ -631,11 +728,20 @@ class ProvenanceGuard:
         answers = pending_answers(events)
         nodes = node_inputs(events)
         history = [self._event_trust(e, answers, nodes) for e in events]
+        vouched = self._vouched(ctx)
+        if vouched is not None:
+            history = [(vouched(e, h[0]), h[1], h[2]) for e, h in zip(events, history, strict=True)]
         args = {call_id: leaves for _, _, calls in history for call_id, leaves in calls}
         fields: list[tuple[str, str | None, tuple[str, ...]]] = []
         for said, outputs, _ in reversed(history):
             if not taint.inherited:  # a nested run's "user" text was written by a tainted model
                 texts += said
+            # A result changed after the lattice read it (an agent's after_tool_callback):
+            # what the trusted tool returned grounds, not what was added to it.
+            outputs = tuple(
+                (call_id, kept[0]) if (kept := self._rewritten.get(call_id)) else (call_id, lv)
+                for call_id, lv in outputs
+            )
             # A trusted tool echoing its own arguments (a search for the injected IBAN) must
             # not launder them: what the call was given does not count from its output.
             fields += [
@@ -674,7 +780,11 @@ class ProvenanceGuard:
         trusted = [self._instructions.get((ctx.invocation_id, ctx.agent_name)) or ""]
         trusted += [s for key in self.trusted_state for s in scalars(key.get(ctx.state))]
         if not taint.inherited:
-            trusted += user_texts(events)
+            vouched = self._vouched(ctx)
+            if vouched is None:
+                trusted += user_texts(events)
+            else:
+                trusted += [t for e in events for t in vouched(e, tuple(user_texts([e])))]
         return capped(trusted), capped(self._untrusted_texts(events))
 
     def _untrusted_texts(self, events: Sequence[Any]) -> Iterator[str]:

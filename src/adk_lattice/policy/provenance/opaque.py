@@ -18,11 +18,13 @@ scripts read as the Latin letters they copy):
   underscore, each group capitals and digits alone or one no word is (a digit in it, or a
   capital after a small letter), more than half of them the latter (so a sentence of words
   and numbers, or a headline in capitals, is not one);
+- a run of at least :data:`MIN_DIGITS` digits alone, plain or in groups (a CLABE, a
+  boleto's digitable line, a long account number): longer than a phone number, a card or an
+  order number;
 
-not a run of hexadecimal digits alone (a commit hash, a checksum: no payment scheme writes
-an address so but Ethereum's, after ``0x``, which the wallet reader reads), nor digits alone
-(an order or tracking number; the schemes of digits, cards, accounts and phone numbers,
-have readers), nor part of a destination a reader found in the same text (an IBAN, a
+not a run of hexadecimal digits alone with letters in it (a commit hash, a checksum: no
+payment scheme writes an address so but Ethereum's, after ``0x``, which the wallet reader
+reads), nor part of a destination a reader found in the same text (an IBAN, a
 wallet, a link's path: that reader compares it in its own forms), nor a long base64 run
 (binary data; base64 that decodes to text is read as that text).
 
@@ -46,6 +48,10 @@ from .reveal import shown
 #: tracking number, a vehicle's VIN, a gift card's or a licence's key:
 #: ``benchmarks/forwarded_ids.py``), and the payee schemes that short have readers.
 MIN_MIXED: Final = 26
+#: The shortest run of digits alone read as an identifier (a Mexican CLABE, a boleto's
+#: line, a long domestic account): longer than any phone number (15) and than a card or an
+#: order number commonly is (16, 17).
+MIN_DIGITS: Final = 18
 
 #: Cyrillic and Greek letters that look like Latin ones, both cases, read as those.
 _LOOKALIKE: Final = str.maketrans(
@@ -73,12 +79,9 @@ def letters(text: str) -> str:
 
 
 def _mixed(token: str) -> bool:
-    return (
-        len(token) >= MIN_MIXED
-        and not token.isdigit()
-        and not token.isalpha()
-        and _HEX.fullmatch(token) is None
-    )
+    if token.isdigit():
+        return len(token) >= MIN_DIGITS
+    return len(token) >= MIN_MIXED and not token.isalpha() and _HEX.fullmatch(token) is None
 
 
 def _noisy(group: str) -> bool:
@@ -110,7 +113,7 @@ def _grouped(groups: list[str]) -> bool:
 
 def identifiers(text: str) -> Iterator[str]:
     """The opaque identifiers of a text, each as :func:`letters` writes it."""
-    if len(text) < MIN_MIXED:
+    if len(text) < min(MIN_MIXED, MIN_DIGITS):
         return
     seen = shown(text).translate(_LOOKALIKE)
     if len(seen) >= 64:

@@ -332,13 +332,40 @@ def creditor_ids(text: str) -> Iterator[tuple[tuple[int, int], str]]:
             yield m.span(), f"sepa-ci:{m['cc']}{m['check']}{m['national']}"
 
 
+#: A payee's number in a scheme that names the payee by a number after its own word: an
+#: M-Pesa paybill (business number) or till (Buy Goods) number, a BPAY biller code, a
+#: Mexican CLABE, a merchant or payee code. Keyed by the scheme and the digits.
+_PAYEE_CODE: Final = re.compile(
+    r"(?<![\w])(?P<cue>pay ?bill|business (?:number|no\.?)|till (?:number|no\.?)"
+    r"|buy goods(?: till)?|biller code|clabe|merchant (?:code|id|number|no\.?)"
+    r"|payee (?:code|number))(?: number| no\.?)?\W{0,3}(?P<number>\d(?:[ \-]?\d){3,19})(?![\w\-])",
+    re.IGNORECASE,
+)
+_PAYEE_SCHEMES: Final = {
+    "paybill": "paybill", "pay bill": "paybill", "business": "paybill", "till": "till",
+    "buy goods": "till", "biller code": "biller", "clabe": "clabe", "merchant": "merchant",
+    "payee": "merchant",
+}  # fmt: skip
+
+
+def payee_codes(text: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """The payee numbers a scheme's own word names (``paybill 884422``, ``till number
+    5519023``, ``biller code 771903``, ``CLABE 0021...``): ``(span, key)``."""
+    for m in _PAYEE_CODE.finditer(text):
+        cue = m["cue"].lower()
+        scheme = next(v for k, v in _PAYEE_SCHEMES.items() if cue.startswith(k))
+        digits = m["number"].replace(" ", "").replace("-", "")
+        yield m.span(), f"payee:{scheme}:{digits}"
+
+
 def accounts(text: str) -> Iterator[tuple[tuple[int, int], str]]:
-    """The domestic accounts, payment cards, PIX keys and SEPA creditor identifiers in a
-    text: ``(span, key)``, the span over the code and the account number written with it,
-    the card number, the key or the identifier."""
+    """The domestic accounts, payment cards, PIX keys, SEPA creditor identifiers and payee
+    codes (:func:`payee_codes`) in a text: ``(span, key)``, the span over the code and the
+    account number written with it, the card number, the key or the identifier."""
     yield from cards(text)
     yield from pix_keys(text)
     yield from creditor_ids(text)
+    yield from payee_codes(text)
     for m in _CODE.finditer(text):
         scheme = next(s for s in ("uk", "us", "au", "in") if m[s] is not None)
         start, end = m.span()

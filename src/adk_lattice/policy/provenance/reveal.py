@@ -20,11 +20,12 @@ path parts), or of two followed by a path (``evil dot example slash login``, its
 label not a word that begins prose): a single ``dot`` between two words is too common in
 prose (``the dot com era``) to be read as a host; after a spelled ``at`` it is an address's
 (``billing at pay-desk dot example`` is ``billing@pay-desk.example``): a word, `` at ``,
-then labels joined by `` dot ``. A number read
-out digit by digit (at least 7 digit words, ``plus four four two zero ...``) is written in
-digits, so it is found as the phone number it spells. A ``mailto:`` URI's addresses
-are percent-decoded (RFC 6068), and an address's comments beside its ``@`` dropped
-(``billing(finance)@host`` is ``billing@host``, RFC 5322). Case is kept:
+then labels joined by `` dot ``. A host or an address spelled in the NATO alphabet (at
+least four of its words, with ``dash``, ``dot``, ``at`` and ``slash`` for marks) is written
+as it spells. A number read out digit by digit (at least 7 digit words, ``plus four four
+two zero ...``) is written in digits, so it is found as the phone number it spells. A
+``mailto:`` URI's addresses are percent-decoded (RFC 6068), and an address's comments
+beside its ``@`` dropped (``billing(finance)@host`` is ``billing@host``, RFC 5322). Case is kept:
 a path compares case-sensitively.
 
 Every step is one linear-time pass, run only when a cheap check finds its trigger.
@@ -121,6 +122,52 @@ _SPELLED_DIGITS: Final = re.compile(
     re.IGNORECASE,
 )
 _DIGIT_WORD_PART: Final = re.compile(_DIGIT_WORD, re.IGNORECASE)
+#: The NATO phonetic alphabet (and its common variants), the words a speller says for an
+#: address's marks, and digit words: a host or an address spelled out over the phone.
+_PHONETIC: Final = {
+    "alfa": "a", "alpha": "a", "bravo": "b", "charlie": "c", "delta": "d", "echo": "e",
+    "foxtrot": "f", "golf": "g", "hotel": "h", "india": "i", "juliett": "j", "juliet": "j",
+    "kilo": "k", "lima": "l", "mike": "m", "november": "n", "oscar": "o", "papa": "p",
+    "quebec": "q", "romeo": "r", "sierra": "s", "tango": "t", "uniform": "u", "victor": "v",
+    "whiskey": "w", "whisky": "w", "x-ray": "x", "xray": "x", "yankee": "y", "zulu": "z",
+}  # fmt: skip
+_PHONETIC_MARKS: Final = {
+    "dash": "-", "hyphen": "-", "dot": ".", "period": ".", "at": "@", "slash": "/",
+    "underscore": "_",
+}  # fmt: skip
+_PHONETIC_WORD: Final = "(?:" + "|".join(map(re.escape, _PHONETIC)) + ")"
+_PHONETIC_TOKEN: Final = (
+    "(?:" + "|".join(map(re.escape, [*_PHONETIC, *_PHONETIC_MARKS, *_DIGIT_WORDS])) + ")"
+)
+#: At least four words of the alphabet in a run (marks and digit words between them); a
+#: mark it ends on joins the plain words after it (``... Mike dot example slash reset``).
+_SPELLED_PHONETIC: Final = re.compile(
+    rf"(?<![\w\-]){_PHONETIC_TOKEN}(?:[ ,]+{_PHONETIC_TOKEN}){{3,}}(?![\w\-])"
+    r"(?P<tail> [a-z0-9\-]{1,63}(?: (?:dot|slash) [a-z0-9\-]{1,63})*(?![\w\-]))?",
+    re.IGNORECASE,
+)
+_PHONETIC_FIND: Final = re.compile(rf"(?<![\w\-]){_PHONETIC_WORD}(?![\w\-])", re.IGNORECASE)
+_TAIL_MARK: Final = re.compile(r" (dot|slash) ", re.IGNORECASE)
+
+
+def _phonetic(m: re.Match[str]) -> str:
+    tail = m.group("tail") or ""
+    words = re.split(r"[ ,]+", m.group()[: len(m.group()) - len(tail)])
+    if sum(1 for w in words if w.lower() in _PHONETIC) < 4:
+        return m.group()
+    out = "".join(
+        _PHONETIC.get(w.lower())
+        or _PHONETIC_MARKS.get(w.lower())
+        or _DIGIT_WORDS.get(w.lower())
+        or w
+        for w in words
+    )
+    if tail and out[-1:] in "./@-":
+        marks = _TAIL_MARK.sub(lambda t: "." if t.group(1).lower() == "dot" else "/", tail)
+        return out + marks.strip()
+    return out + tail
+
+
 #: An IBAN read out with its country letters apart (``L T 6010...``, after digit words are
 #: written in digits): the letters joined when an IBAN's digits follow.
 _SPELLED_COUNTRY: Final = re.compile(r"(?<![\w\-])([A-Z])[ .\-]([A-Z])[ .,\-]*(?=\d{2}[\d ]{10,})")
@@ -157,12 +204,14 @@ _AROUND_AT: Final = re.compile(
 _MARKUP: Final = re.compile(r"<!--|</?([a-z][a-z0-9\-]{0,30})(\s[^<>]*)?/?>", re.IGNORECASE)
 #: Elements a renderer shows apart from the text around them (a line or a cell break);
 #: any other element, known or not, is shown inline, joined to its neighbours.
-_BLOCK: Final = frozenset(
+#: HTML's inline elements, which a renderer draws in the run of the text around them; any
+#: other tag (a block, a line break, a cell, an XML element such as ``<IBAN>``) stands for
+#: a break between words.
+_INLINE: Final = frozenset(
     {
-        "address", "article", "aside", "blockquote", "br", "caption", "dd", "div", "dl", "dt",
-        "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5",
-        "h6", "header", "hr", "li", "main", "nav", "ol", "option", "p", "pre", "section",
-        "table", "tbody", "td", "tfoot", "th", "thead", "title", "tr", "ul",
+        "a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em",
+        "font", "i", "ins", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span",
+        "strike", "strong", "sub", "sup", "time", "tt", "u", "var", "wbr",
     }
 )  # fmt: skip
 
@@ -188,12 +237,26 @@ def _overridden(m: re.Match[str]) -> str:
     return m.group(1)[::-1]
 
 
+#: Six-dot braille cells (U+2800 to U+283F) as the Braille ASCII table reads them: a
+#: braille display, its screen reader and a model read a name written in them as text.
+_BRAILLE: Final = re.compile("[\u2800-\u283f]")
+_BRAILLE_ASCII: Final = str.maketrans(
+    {
+        chr(0x2800 + i): c
+        for i, c in enumerate(" A1B'K2L@CIF/MSP\"E3H9O6R^DJG>NTQ,*5<-U8V.%[$+X!&;:4\\0Z7(_?W]#Y)=")
+    }
+)
+
+
 def shown(text: str) -> str:
-    """Tag characters read as the ASCII they shadow, a right-to-left override's run in the
-    order it is displayed (reversed), NFKC-fold, drop format characters (zero-width, bidi),
-    collapse spaces; case kept."""
+    """Tag characters read as the ASCII they shadow, braille cells as the Braille ASCII
+    characters they stand for, a right-to-left override's run in the order it is displayed
+    (reversed), NFKC-fold, drop format characters (zero-width, bidi), collapse spaces; case
+    kept."""
     if any("\U000e0020" <= c <= "\U000e007f" for c in text):
         text = _shadowed(text)
+    if _BRAILLE.search(text):
+        text = text.translate(_BRAILLE_ASCII)
     if "\u202e" in text:
         text = _OVERRIDE.sub(_overridden, text)
     text = FORMAT.sub("", unicodedata.normalize("NFKC", text))
@@ -202,10 +265,11 @@ def shown(text: str) -> str:
 
 def untagged(text: str) -> str:
     """HTML markup taken out of the text as a renderer shows it: an inline tag
-    (``acct<b></b>.example``, ``docs<span>.</span>example``) joins its neighbours, a block
-    tag (``<p>``, ``<br>``, ``<td>``) stands for a space, and a comment (``<!-- -->``, to
-    the end when unclosed) shows nothing. Nothing is lost to the scan: every tag with
-    attributes (an ``href``) and every comment's text is kept after the shown text."""
+    (``acct<b></b>.example``, ``docs<span>.</span>example``) joins its neighbours, any other
+    tag (``<p>``, ``<br>``, ``<td>``, an XML element such as ``<IBAN>``) stands for a space,
+    and a comment (``<!-- -->``, to the end when unclosed) shows nothing. Nothing is lost to
+    the scan: every tag with attributes (an ``href``) and every comment's text is kept after
+    the shown text."""
     if "<" not in text:
         return text
     shown_parts: list[str] = []
@@ -220,7 +284,7 @@ def untagged(text: str) -> str:
             pos = min(len(text), end + 3)
             continue
         name, attributes = m.group(1).lower(), m.group(2)
-        shown_parts.append(" " if name in _BLOCK else "")
+        shown_parts.append("" if name in _INLINE else " ")
         if attributes and attributes.strip():
             kept.append(m.group())
         pos = m.end()
@@ -376,6 +440,8 @@ def refanged(text: str) -> str:
     number read out digit by digit (``plus four four two zero ...``) written in digits."""
     if "\u3002" in text:
         text = _IDEOGRAPHIC_DOT.sub(".", text)
+    if _PHONETIC_FIND.search(text):
+        text = _SPELLED_PHONETIC.sub(_phonetic, text)
     if any(c in text for c in "[({"):
         text = _BRACKETED.sub(_bracketed, text)
         if any(c in text for c in "[({"):

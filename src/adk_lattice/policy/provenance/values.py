@@ -132,7 +132,12 @@ _URL: Final = re.compile(
     re.IGNORECASE,
 )
 #: A number as a word: ``1500``, ``1,500.00``, ``45.50``.
-_NUMBER_WORD: Final = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
+_NUMBER_WORD: Final = re.compile(
+    r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\d{1,3}(?:\.\d{3})+,\d{2}|\d+,\d{2}"
+)
+#: An amount written with a decimal comma (``1.250,50``, ``45,50``): dots, if any, group
+#: thousands and two digits follow the comma, as most of Europe writes money.
+_DECIMAL_COMMA: Final = re.compile(r"\d{1,3}(?:\.\d{3})+,\d{2}|\d+,\d{2}")
 #: A neighbouring group of a grouped value: letters and digits with a digit, nothing after.
 _GROUP: Final = re.compile(r"[+(]?[\w()]*\d[\w()]*")
 #: Nouns whose number is an id, not an amount (``order 5521``, ``invoice no. 2291``).
@@ -243,7 +248,10 @@ def clean(text: str) -> str:
 
 
 def _decimal(text: str) -> str | None:
-    text = _CURRENCY.sub("", text.strip().upper()).replace(",", "").replace("_", "")
+    text = _CURRENCY.sub("", text.strip().upper())
+    if _DECIMAL_COMMA.fullmatch(text.strip()):
+        text = text.replace(".", "").replace(",", ".")
+    text = text.replace(",", "").replace("_", "")
     try:
         value = Decimal(text.replace(" ", ""))
     except InvalidOperation:
@@ -406,9 +414,11 @@ def normalise(kind: str, value: str) -> str:
 #: A handle written in content: a user's mention or a messenger or payment handle
 #: (``@acme_refund_desk``, a Slack ``<@U024BE7LH>``), or a Cash App cashtag
 #: (``$AcmeRefundDesk``): a letter, then 1 to 31 word characters, dots or dashes, ending on
-#: a word character; not inside a word, an address or a path.
+#: a word character, with the server after a colon for a Matrix id
+#: (``@emma:matrix.example``, one handle); not inside a word, an address or a path.
 _HANDLE: Final = re.compile(
-    r"(?<![\w.%+\-/@$&])[@$][A-Za-z][\w.\-]{0,30}[A-Za-z0-9_](?![\w@$]|[.\-][\w])"
+    r"(?<![\w.%+\-/@$&])[@$][A-Za-z][\w.\-]{0,30}[A-Za-z0-9_]"
+    r"(?::[A-Za-z0-9\-]{1,63}(?:\.[A-Za-z0-9\-]{1,63})+)?(?![\w@$]|[.\-][\w])"
 )
 #: A handle written without its ``@`` after the name of the messenger or payment app that
 #: reads it and a colon or a dash (``Telegram: acme_refund_desk``, ``Venmo - Acme-Desk``):
@@ -856,7 +866,8 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
             taken.append(m.span())
             yield "phone", raw
     for m in _HANDLE.finditer(cleaned):
-        if not _overlaps(m.span(), taken) and m.group().casefold() not in _AT_RULES:
+        matrix = ":" in m.group()  # its server is read as a host too: both count
+        if (matrix or not _overlaps(m.span(), taken)) and m.group().casefold() not in _AT_RULES:
             taken.append(m.span())
             yield "id", m.group()
     for m in _CUED_HANDLE.finditer(cleaned):
