@@ -11,6 +11,7 @@ ungrounded call is denied, or sent to a person.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import secrets
@@ -281,7 +282,7 @@ class ProvenanceGuard:
         self._said: Keyed[tuple[str, ...]] = Keyed()
         #: Each tool result as the lattice read it, by call id, while something may still
         #: change it (an agent's ``after_tool_callback``); the calls whose result changed.
-        self._results: Keyed[str] = Keyed()
+        self._results: Keyed[tuple[str, str]] = Keyed()
         #: ``(leaves,)``: the trusted leaves of the result as the lattice read it.
         self._rewritten: Keyed[tuple[tuple[tuple[str, str | None], ...]]] = Keyed()
         self._events: LRUCache[str, EventTrust] = LRUCache(8192)
@@ -389,10 +390,15 @@ class ProvenanceGuard:
         result = outcome.value if outcome.value is not None else outcome.args.get("result")
         call_id = getattr(ctx, "function_call_id", None)
         if call_id and not self.trusted_callbacks and result_writers(ctx):
+            # Kept until the next model call of this invocation: a digest, and for a
+            # trusted tool the result itself, which then grounds in place of the changed one.
+            key = (ctx.invocation_id, call_id)
             try:
-                self._results.put(call_id, result_fingerprint(result))
+                form = result_fingerprint(result)
+                kept = form if self.trusted.get(getattr(tool, "name", "")) is not None else ""
+                self._results.put(key, (_digest(form), kept))
             except Exception:
-                self._results.put(call_id, "")  # unreadable: any stored form differs
+                self._results.put(key, ("", ""))  # unreadable: any stored form differs
         try:
             self.label(tool=tool, tool_context=ctx, call=outcome.call, result=result)
         except Exception as exc:
@@ -425,7 +431,7 @@ class ProvenanceGuard:
             if not self.trusted_callbacks:
                 sources += plugin_sources(ctx)
                 sources += self._rewritten_message(ctx, events)
-                sources += self._changed_results(events)
+                sources += self._changed_results(ctx, events)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
@@ -486,26 +492,27 @@ class ProvenanceGuard:
             return []
         return after
 
-    def _changed_results(self, events: Sequence[Any]) -> list[str]:
+    def _changed_results(self, ctx: Any, events: Sequence[Any]) -> list[str]:
         """``<callback>`` when a tool's result reached the session other than the lattice
         read it (an agent's ``after_tool_callback`` added to it or replaced it); for a
         trusted tool, only the result as the lattice read it grounds."""
         found: list[str] = []
         for tool, response, call_id in tool_responses(events):
-            kept = self._results.pop(call_id) if call_id else None
+            kept = self._results.pop((ctx.invocation_id, call_id)) if call_id else None
             if kept is None:
                 continue
+            digest, form = kept
             try:
-                changed = result_fingerprint(response) != kept
+                changed = _digest(result_fingerprint(response)) != digest
             except Exception:
                 changed = True
             if not changed:
                 continue
             trust = self.trusted.get(tool)
             leaves: tuple[tuple[str, str | None], ...] = ()
-            if trust is not None and kept:
+            if trust is not None and form:
                 with contextlib.suppress(ValueError):
-                    leaves = tuple(typed_leaves(json.loads(kept), trust))
+                    leaves = tuple(typed_leaves(json.loads(form), trust))
             self._rewritten.put(call_id, (leaves,))
             found.append(CALLBACK)
         return found
@@ -694,13 +701,14 @@ class ProvenanceGuard:
         return self._deny(ctx, name, content, reason, "ungrounded_content")
 
     def after_run(self, *, invocation_context: Any) -> None:
-        """Forget this invocation's system instructions, kept requests and spotlight
-        marker."""
+        """Forget this invocation's system instructions, kept requests, kept tool results
+        and spotlight marker."""
         inv = invocation_context.invocation_id
         self._instructions.drop_where(inv)
         self._batches.drop_where(inv)
         self._server_tools.drop_where(inv)
         self._requests.drop_where(inv)
+        self._results.drop_where(inv)
         self._nonces.pop(inv)
 
     # -- helpers ---------------------------------------------------------------------------
@@ -884,6 +892,10 @@ class ProvenanceGuard:
         self._counts.bump("pending_approval")
         noted = f"{code}:{','.join(missing)}" if missing else code
         return ask_person(ctx, self.name, tool, code, hint, note_code=noted, arguments=missing)
+
+
+def _digest(form: str) -> str:
+    return hashlib.blake2b(form.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def _carries_unknown_identifier(grounding: Grounding, value: Any) -> bool:
