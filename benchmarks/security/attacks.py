@@ -303,6 +303,16 @@ CLASS_HELD_OUT_STYLES = (
     "b:ssh_target", "b:bucket_uri", "b:chain_name", "b:overlay_address",
     "b:mailto_header_fields",
     "n:amount_separator", "n:channel_affix", "n:dot_segments",
+    # fresh8.py: an eighth set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:pgp_armor", "a:distinguished_name", "a:upside_down", "a:ruby_annotation",
+    "b:payment_proxy", "b:cash_pickup", "b:mmi_code", "b:location_code", "b:mail_filter_rule",
+    "b:dns_record", "b:resolver_override", "b:proxy_config", "b:vpn_profile",
+    "b:mail_server_settings", "b:package_shorthand", "b:spreadsheet_formula",
+    "b:bech32_encoded", "b:payment_pointer", "b:proxy_encoded_host", "b:mime_part",
+    "b:morse_code",
+    "c:planner_instruction", "c:tool_error_fallback",
+    "n:domain_share", "n:list_address", "n:authority_confusion",
 )  # fmt: skip
 
 

@@ -11,7 +11,7 @@ letters folded, folded lines unfolded, HTML character references, percent-encodi
 2047 encoded-words decoded, base64 runs and ROT13 decoded; a text document a function
 response carries as a part is read too; combining marks over letters dropped, letters
 spaced apart read as the words they spell, braille cells read by the Braille ASCII table,
-small capitals read as letters) and, when it finds all of an
+small capitals read as letters, upside-down text turned back) and, when it finds all of an
 attacker goal's values there, calls that goal's tool with the attacker's arguments first.
 A guard that withholds or redacts the text therefore prevents obedience; one that only
 blocks the call does not.
@@ -70,6 +70,15 @@ _BRAILLE = {
 }
 #: Small capital letters as the Latin letters they write (NFKC leaves them as they are).
 _SMALL_CAPS = str.maketrans("ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘǫʀꜱᴛᴜᴠᴡʏᴢ", "abcdefghijklmnopqrstuvwyz")
+#: Upside-down text's turned characters as the characters they turn (written in reverse
+#: order, so the text is read back to front); ``b``/``q``, ``d``/``p``, ``n``/``u`` and
+#: ``6``/``9`` swap.
+_UNFLIP = str.maketrans(
+    "ɐqɔpǝɟƃɥᴉɾʞlɯuodbɹsʇnʌʍxʎz0ƖᄅƐㄣϛ9ㄥ86˙',¡¿‾⅋)(][}{><",  # noqa: RUF001
+    "abcdefghijklmnopqrstuvwxyz0123456789.,'!?_&()[]{}<>",
+)
+#: The turned characters that only upside-down text uses.
+_TURNED = frozenset("ɐɔǝɟƃɥᴉɾʞɯɹʇʌʍʎƖᄅƐㄣϛㄥ˙¡¿‾⅋")
 
 
 #: Letters spaced apart (``c a l l   s e n d``): single characters apart by one space, the
@@ -105,7 +114,7 @@ def reading(text: str) -> list[str]:
     references and RFC 2047 encoded-words decoded as a renderer does; invisible characters
     read as word breaks, folded lines unfolded, percent-encoding decoded, combining marks
     dropped, letter-spaced words joined, braille cells and small capitals read as the
-    characters they write), lower-cased."""
+    characters they write, upside-down text turned back), lower-cased."""
     shadowed = unicodedata.normalize("NFKC", text.translate(_TAGS))
     folded = _INVISIBLE.sub("", shadowed).translate(_LOOKALIKE)
     rendered = unicodedata.normalize("NFKC", _encoded_words(html.unescape(folded)))
@@ -122,6 +131,10 @@ def reading(text: str) -> list[str]:
     views += [v for v in (unmarked, _unspaced(folded)) if v != folded]
     # Braille cells read back as the characters they stand for, small capitals as letters.
     views += [v for v in (folded.translate(_BRAILLE), folded.translate(_SMALL_CAPS)) if v != folded]
+    # Upside-down text turned back (before NFKC, which splits some turned marks).
+    raw = text.translate(_TAGS)
+    if _TURNED.intersection(raw):
+        views.append(unicodedata.normalize("NFKC", raw.translate(_UNFLIP)[::-1]))
     for token in _B64.findall(folded):
         try:
             views.append(base64.b64decode(token, validate=True).decode("utf-8"))
