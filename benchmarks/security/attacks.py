@@ -247,6 +247,9 @@ CLASS_TUNING_STYLES = (
     # fresh7.py styles fixed after their first held-out run.
     "a:braille_ascii", "b:national_bank_code", "b:mobile_money", "b:bill_payment_code",
     "b:phonetic_alphabet", "b:payment_message", "c:user_message_plugin", "c:after_tool_callback",
+    # fresh8.py styles fixed after their first held-out run.
+    "b:cash_pickup", "b:location_code", "b:vpn_profile", "b:package_shorthand", "b:morse_code",
+    "c:planner_instruction",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -306,12 +309,10 @@ CLASS_HELD_OUT_STYLES = (
     # fresh8.py: an eighth set written from the attacker's side, after every style above had
     # been tuned on; held out from the start.
     "a:pgp_armor", "a:distinguished_name", "a:upside_down", "a:ruby_annotation",
-    "b:payment_proxy", "b:cash_pickup", "b:mmi_code", "b:location_code", "b:mail_filter_rule",
-    "b:dns_record", "b:resolver_override", "b:proxy_config", "b:vpn_profile",
-    "b:mail_server_settings", "b:package_shorthand", "b:spreadsheet_formula",
+    "b:payment_proxy", "b:mmi_code", "b:mail_filter_rule", "b:dns_record",
+    "b:resolver_override", "b:proxy_config", "b:mail_server_settings", "b:spreadsheet_formula",
     "b:bech32_encoded", "b:payment_pointer", "b:proxy_encoded_host", "b:mime_part",
-    "b:morse_code",
-    "c:planner_instruction", "c:tool_error_fallback",
+    "c:tool_error_fallback",
     "n:domain_share", "n:list_address", "n:authority_confusion",
 )  # fmt: skip
 

@@ -70,7 +70,7 @@ from .fresh4 import _INBOX, _say, _t, _typed, benign_cases, door_cases
 from .fresh5 import _content_goal
 from .tasks import Task, _c, _mail
 
-#: Every style this module adds (held out from the start).
+#: Every style this module adds (held out from the start; those fixed since are tuning styles).
 FRESH8_STYLES = (
     "a:pgp_armor", "a:distinguished_name", "a:upside_down", "a:ruby_annotation",
     "b:payment_proxy", "b:cash_pickup", "b:mmi_code", "b:location_code", "b:mail_filter_rule",

@@ -73,6 +73,8 @@ PLUGIN: Final = "<plugin:"
 #: Text written into a request after the lattice read it: by a plugin listed after it, or
 #: by an agent's ``before_model_callback``.
 CALLBACK: Final = "<callback>"
+#: The planning instruction of a planner that is not one of ADK's own.
+PLANNER: Final = "<planner>"
 #: Few-shot examples an ``ExampleTool`` wrote into the instruction from a provider.
 EXAMPLES: Final = "<examples>"
 #: Tools ADK's own request processors add (their descriptions are ADK's words).
@@ -575,6 +577,19 @@ def writes_after_lattice(ctx: Any) -> bool:
     _, after = _around_lattice(ctx)
     agent = getattr(getattr(ctx, "_invocation_context", None), "agent", None)
     return any(map(_writes, after)) or bool(getattr(agent, "before_model_callback", None))
+
+
+def planner_sources(ctx: Any) -> list[str]:
+    """``<planner>`` when the agent's planner is not one of ADK's own: ADK appends what its
+    ``build_planning_instruction`` returns to the system instruction, and a planner of the
+    app's may read it from anywhere (a playbook store). ``BuiltInPlanner`` writes none and
+    ``PlanReActPlanner`` writes ADK's fixed words; a subclass of either may write anything."""
+    inv = getattr(ctx, "_invocation_context", None)
+    planner = getattr(getattr(inv, "agent", None), "planner", None)
+    if planner is None:
+        return []
+    module = type(planner).__module__
+    return [] if module.startswith("google.adk.planners.") else [PLANNER]
 
 
 def message_rewriters(ctx: Any) -> tuple[list[str], list[str]]:

@@ -43,6 +43,7 @@ from .channels import (
     message_rewriters,
     node_sources,
     pending_answers,
+    planner_sources,
     plugin_sources,
     provided_instruction,
     request_fingerprint,
@@ -167,10 +168,12 @@ class ProvenanceGuard:
             attached it, someone else wrote it, so it taints as ``<attachment>``. Either
             way an attachment grounds nothing.
         trusted_instruction: an instruction given as a function (an
-            ``InstructionProvider``, often read from a prompt store) or a
-            ``static_instruction`` (a content loaded for context caching) is the app's own.
-            Off by default: its text taints as ``<instruction>``. Either way it grounds
-            nothing (only instruction strings as written do).
+            ``InstructionProvider``, often read from a prompt store), a
+            ``static_instruction`` (a content loaded for context caching) or the planning
+            instruction of a planner that is not ADK's own is the app's own. Off by
+            default: its text taints as ``<instruction>`` (a planner's as
+            ``<planner>``). Either way it grounds nothing (only instruction strings as
+            written do).
         trusted_declarations: the names of tools whose declarations (description,
             parameter descriptions, enum values) the app vouches for though its code did
             not write them (a third party's tool class, a toolset's tool). Any other
@@ -422,6 +425,8 @@ class ProvenanceGuard:
                 sources += attachment_sources(events)
             if not self.trusted_instruction and provided_instruction(ctx):
                 sources.append(INSTRUCTION)
+            if not self.trusted_instruction:
+                sources += planner_sources(ctx)
             sources += card_sources(ctx, request)
             sources += node_sources(events)
             sources += run_context_sources(ctx)

@@ -124,15 +124,44 @@ def _number(raw: str) -> str:
     return raw.casefold()
 
 
+#: A place written as a code a map or a courier's app resolves: a what3words address
+#: (``///lamp.orbit.fancy``: three words of letters, not after a scheme's colon, as
+#: ``https:///host`` is a link), an Open Location Code (``9F4MGCH2+4Q``, its alphabet), a
+#: ``geo:`` URI (RFC 5870, its latitude and longitude).
+_WHAT3WORDS: Final = re.compile(
+    r"(?<![\w:/])///([^\W\d_]{1,30}\.[^\W\d_]{1,30}\.[^\W\d_]{1,30})(?![\w.\-/])"
+)
+_PLUS_CODE: Final = re.compile(
+    r"(?<![\w+])([23456789CFGHJMPQRVWX]{4,8}\+[23456789CFGHJMPQRVWX]{2,3})(?![\w+])",
+    re.IGNORECASE,
+)
+_GEO: Final = re.compile(r"(?<![\w])geo:(-?\d{1,3}(?:\.\d+)?),(-?\d{1,3}(?:\.\d+)?)", re.IGNORECASE)
+
+
+def locations(text: str) -> Iterator[tuple[tuple[int, int], str]]:
+    """The places in a text written as location codes: ``(span, key)``."""
+    if "///" in text:
+        for m in _WHAT3WORDS.finditer(text):
+            yield m.span(), f"w3w {m[1].casefold()}"
+    if "+" in text:
+        for m in _PLUS_CODE.finditer(text):
+            yield m.span(), f"plus {m[1].upper()}"
+    if "geo:" in text.lower():
+        for m in _GEO.finditer(text):
+            yield m.span(), f"geo {float(m[1])},{float(m[2])}"
+
+
 def addresses(text: str) -> Iterator[tuple[tuple[int, int], str]]:
-    """The street addresses and post-office boxes in a text: ``(span, key)``, in text order
-    within each form; an address read by one form is not read again by another."""
+    """The street addresses, post-office boxes and location codes (:func:`locations`) in a
+    text: ``(span, key)``, in text order within each form; an address read by one form is
+    not read again by another."""
     taken: list[tuple[int, int]] = []
 
     def free(span: tuple[int, int]) -> bool:
         return not any(span[0] < end and start < span[1] for start, end in taken)
 
-    found: list[tuple[tuple[int, int], str]] = []
+    found: list[tuple[tuple[int, int], str]] = list(locations(text))
+    taken += [span for span, _ in found]
     for m in _BOX.finditer(text):
         taken.append(m.span())
         found.append((m.span(), f"pobox {int(m['num'])}"))

@@ -22,7 +22,8 @@ prose (``the dot com era``) to be read as a host; after a spelled ``at`` it is a
 (``billing at pay-desk dot example`` is ``billing@pay-desk.example``): a word, `` at ``,
 then labels joined by `` dot ``. A host or an address spelled in the NATO alphabet (at
 least four of its words, with ``dash``, ``dot``, ``at`` and ``slash`` for marks) is written
-as it spells. A number read out digit by digit (at least 7 digit words, ``plus four four
+as it spells, and so is one in Morse code (at least eight characters). A number read out
+digit by digit (at least 7 digit words, ``plus four four
 two zero ...``) is written in digits, so it is found as the phone number it spells. A
 ``mailto:`` URI's addresses are percent-decoded (RFC 6068), and an address's comments
 beside its ``@`` dropped (``billing(finance)@host`` is ``billing@host``, RFC 5322). Case is kept:
@@ -166,6 +167,29 @@ def _phonetic(m: re.Match[str]) -> str:
         marks = _TAIL_MARK.sub(lambda t: "." if t.group(1).lower() == "dot" else "/", tail)
         return out + marks.strip()
     return out + tail
+
+
+#: International Morse code (ITU-R M.1677): letters, digits and an address's marks.
+_MORSE: Final = {
+    ".-": "a", "-...": "b", "-.-.": "c", "-..": "d", ".": "e", "..-.": "f", "--.": "g",
+    "....": "h", "..": "i", ".---": "j", "-.-": "k", ".-..": "l", "--": "m", "-.": "n",
+    "---": "o", ".--.": "p", "--.-": "q", ".-.": "r", "...": "s", "-": "t", "..-": "u",
+    "...-": "v", ".--": "w", "-..-": "x", "-.--": "y", "--..": "z",
+    "-----": "0", ".----": "1", "..---": "2", "...--": "3", "....-": "4", ".....": "5",
+    "-....": "6", "--...": "7", "---..": "8", "----.": "9",
+    ".-.-.-": ".", "--..--": ",", "..--..": "?", "-..-.": "/", "-....-": "-", ".--.-.": "@",
+    "---...": ":", "-...-": "=", ".-.-.": "+", "..--.-": "_",
+}  # fmt: skip
+#: At least eight Morse characters apart by spaces, words apart by `` / `` or three spaces.
+_MORSE_RUN: Final = re.compile(r"(?<![\w.\-])[.\-]{1,7}(?:(?: | / |   )[.\-]{1,7}){7,}(?![\w.\-])")
+
+
+def _morse(m: re.Match[str]) -> str:
+    words = re.split(r" / |   ", m.group())
+    decoded = [[_MORSE.get(c) for c in w.split(" ")] for w in words]
+    if any(c is None for w in decoded for c in w):
+        return m.group()
+    return " ".join("".join(c for c in w if c) for w in decoded)
 
 
 #: An IBAN read out with its country letters apart (``L T 6010...``, after digit words are
@@ -442,6 +466,8 @@ def refanged(text: str) -> str:
         text = _IDEOGRAPHIC_DOT.sub(".", text)
     if _PHONETIC_FIND.search(text):
         text = _SPELLED_PHONETIC.sub(_phonetic, text)
+    if "-." in text or ".-" in text:
+        text = _MORSE_RUN.sub(_morse, text)
     if any(c in text for c in "[({"):
         text = _BRACKETED.sub(_bracketed, text)
         if any(c in text for c in "[({"):

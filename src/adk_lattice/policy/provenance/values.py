@@ -67,9 +67,10 @@ MAX_DESTINATIONS: Final = 64
 #: An e-mail address: a dot-atom or quoted local part (``"billing"@host``, RFC 5322), at a
 #: dotted domain or an address literal (``desk@[203.0.113.9]``, ``x@[IPv6:2001:db8::1]``),
 #: or at a handle of letters alone: a UPI virtual payment address (``name@okaxis``,
-#: ``desk@ybl``) and a mailbox on a dotless host (``root@localhost``) are destinations too.
+#: ``desk@ybl``) and a mailbox on a dotless host (``root@localhost``) are destinations too;
+#: so is a domain's wildcard (``*@example.com``, a share with everyone there).
 _EMAIL_FORM: Final = (
-    r"(?:[\w.%+=\-]{1,64}|\"[^\"\\\r\n]{1,64}\")"
+    r"(?:[\w.%+=\-]{1,64}|\"[^\"\\\r\n]{1,64}\"|\*(?=@))"
     r"@(?:[\w\-]+(?:\.[\w\-]+)+|\[(?:ipv6:)?[0-9a-f:.]{2,45}\]"
     r"|[a-z]{2,64}(?![\w\-@]|\.[\w\-]))"
 )
@@ -516,6 +517,8 @@ def _tokens_id(text: str, typed: bool = False) -> Iterator[str]:
     (:func:`_phrase`), and a trusted field's value grounds itself whole."""
     if typed:  # a handle after its app's name is an id however it is written
         yield from ("@" + m["handle"].casefold() for m in _CUED_HANDLE.finditer(text))
+    if "wifi:" in text.casefold():
+        yield from (_sigiled(m["ssid"]) for m in _WIFI.finditer(text))
     for m in _TOKEN.finditer(text):
         if typed and not _identifier(m.group()):
             continue
@@ -734,6 +737,32 @@ def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
 
+#: A payee named by a person's name, as money sent for cash pickup is (Western Union,
+#: MoneyGram, Ria, WorldRemit, Remitly): the receiver's name after its word, read as an id
+#: (grounded as a phrase of trusted text, a contact's name or what the user typed).
+_NAMED_PAYEE_CUE: Final = re.compile(
+    r"western union|moneygram|money gram|\bria\b|worldremit|remitly|cash[ \-]?pick[ \-]?up",
+    re.IGNORECASE,
+)
+_NAMED_PAYEE: Final = re.compile(
+    r"(?i:receiver|recipient|beneficiary|payee|collected by|pick(?:ed)?[ \-]?up by)(?i: name)?"
+    r"\W{0,3}(?P<name>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+){1,3})"
+)
+#: A Wi-Fi join code (``WIFI:T:WPA;S:<network>;P:<password>;;``, as a QR code carries it):
+#: the network a phone joins, its SSID, as an id.
+_WIFI: Final = re.compile(r"WIFI:(?:[^;\s]{0,64};)*?S:(?P<ssid>[^;]{1,32});", re.IGNORECASE)
+#: A package a package manager fetches by a short name that names its repository's host
+#: account (``npm install owner/repo``, ``brew tap owner/repo``): ``owner/repo`` as an id.
+_PACKAGE_CUE: Final = re.compile(
+    r"\b(?:npm|yarn|pnpm|bun|brew|deno|cargo|gem|pip|pipx|uv)\b", re.IGNORECASE
+)
+_PACKAGE: Final = re.compile(
+    r"(?i:\b(?:npm|pnpm|bun)\s+(?:install|i|add)|\byarn\s+add|\bbrew\s+(?:tap|install)"
+    r"|\bpipx?\s+install|\buv\s+(?:add|pip install))"
+    r"(?:\s+-{1,2}[\w\-]+)*\s+(?P<package>@?[\w.\-]+/[\w.\-]+)"
+)
+
+
 def destinations(text: str) -> Iterator[tuple[str, str]]:
     """The destinations written in a free text: ``(kind, value)``, in kind order.
 
@@ -758,7 +787,9 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     (``1-800-FRAUD-HELP``, yielded as its keypad digits), and an SMS short code of 4 to 6
     digits after a texting cue (``text YES to 84444``); handles as ids: a mention or a
     messenger or payment handle (``@acme_refund_desk``) and a cashtag (``$AcmeDesk``),
-    CSS at-rules left out. A value inside another
+    CSS at-rules left out; a cash-pickup receiver's name after a remittance service's name,
+    a package a package manager fetches by ``owner/repo`` and the network of a Wi-Fi join
+    code, as ids. A value inside another
     (the digits of an IBAN, the host of an address) is not found again. A text with more
     IBAN (or wallet) candidates than are checked yields :data:`UNSCANNED` as an IBAN (or
     wallet), which no grounding holds; past :data:`MAX_DESTINATIONS` wallets or accounts,
@@ -873,6 +904,15 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     for m in _CUED_HANDLE.finditer(cleaned):
         if not _overlaps(m.span("handle"), taken):
             yield "id", "@" + m["handle"]
+    if _NAMED_PAYEE_CUE.search(cleaned):
+        for m in _NAMED_PAYEE.finditer(cleaned):
+            yield "id", m["name"]
+    if "wifi:" in cleaned.casefold():
+        for m in _WIFI.finditer(cleaned):
+            yield "id", m["ssid"]
+    if _PACKAGE_CUE.search(cleaned):
+        for m in _PACKAGE.finditer(cleaned):
+            yield "id", m["package"]
 
 
 def _linked(text: str, start: int, raw: str) -> bool:
