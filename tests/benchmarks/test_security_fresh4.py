@@ -1,36 +1,23 @@
-"""The fourth held-out set of field-class styles (``fresh4.py``): registered, new, valid, and
-each case hijacks the undefended agent; the doors and the reading it added work."""
+"""The fourth held-out set of field-class styles (``fresh4.py``): the doors and the
+readings it added work. The structure every set keeps (registered, new, its benign runs
+complete and its cases hijack the undefended agent) is tested in ``test_security_sets.py``."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-
 import pytest
 from benchmarks.security.attacks import (
-    CLASS_HELD_OUT_STYLES,
-    CLASS_TUNING_STYLES,
     GOALS,
-    OWN_CASES,
     Goal,
     split_of,
 )
-from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
+from benchmarks.security.classes import BY_ID
 from benchmarks.security.env import Env
-from benchmarks.security.fresh import FRESH_STYLES
-from benchmarks.security.fresh2 import FRESH2_STYLES
-from benchmarks.security.fresh3 import FRESH3_STYLES
 from benchmarks.security.fresh4 import (
-    FRESH4_BENIGN,
-    FRESH4_STYLES,
-    FRESH4_TASKS,
     _fold,
-    fresh4_benign_cases,
     fresh4_cases,
 )
 from benchmarks.security.harness import (
     LOADED_ARTIFACT,
-    Config,
     WikiRetrieval,
     _world,
     configs,
@@ -43,69 +30,6 @@ from google.adk.models.llm_request import LlmRequest
 from google.genai import types
 
 from adk_lattice import Lattice
-
-UNDEFENDED = Config("undefended", list)
-
-
-def test_fresh4_styles_are_registered_in_one_half() -> None:
-    """Every style of fresh4.py has cases, is in exactly one half (held out until fixed),
-    and is joined into the classes."""
-    assert {c.style for c in fresh4_cases()} == set(FRESH4_STYLES)
-    assert set(FRESH4_STYLES) <= set(CLASS_HELD_OUT_STYLES) | set(CLASS_TUNING_STYLES)
-    assert not set(CLASS_HELD_OUT_STYLES) & set(CLASS_TUNING_STYLES)
-    assert {c.id for c in fresh4_cases()} <= {c.id for c in class_cases()}
-    assert {c.id for c in fresh4_benign_cases()} <= {c.id for c in benign_doors()}
-
-
-def test_fresh4_styles_are_new() -> None:
-    """No fresh4 style is a style of an earlier set or of the suite's own cases."""
-    fresh4 = {c.id for c in fresh4_cases()}
-    earlier = {c.style for c in class_cases() if c.id not in fresh4} | {c.style for c in OWN_CASES}
-    earlier |= {*FRESH_STYLES, *FRESH2_STYLES, *FRESH3_STYLES}
-    assert not set(FRESH4_STYLES) & earlier
-
-
-def test_fresh4_benign_tasks_are_in_the_benign_lists() -> None:
-    """Each fresh4 benign task is a suite task and in its class's benign list."""
-    for klass, ids in FRESH4_BENIGN.items():
-        assert set(ids) <= set(BENIGN[klass])
-        assert all(BY_ID[i] in FRESH4_TASKS for i in ids)
-    assert {t.id for t in FRESH4_TASKS} == {i for ids in FRESH4_BENIGN.values() for i in ids}
-
-
-def test_fresh4_benign_plans_call_the_world_s_tools() -> None:
-    """Each call of a fresh4 benign task's plan names a tool of the world and its parameters."""
-    tools: dict[str, Callable[..., object]] = {t.name: t.func for t in Env().tools()}
-    for task in FRESH4_TASKS:
-        for name, args in task.plan:
-            assert name in tools, (task.id, name)
-            assert set(args) == set(inspect.signature(tools[name]).parameters), (task.id, name)
-
-
-async def test_fresh4_benign_tasks_complete_undefended() -> None:
-    """Undefended, each fresh4 benign task does what it asks."""
-    outcomes = [await run_one(t, UNDEFENDED) for t in FRESH4_TASKS]
-    assert [o.task for o in outcomes if not o.done] == []
-
-
-async def test_fresh4_benign_entries_and_doors_complete_undefended() -> None:
-    """Undefended, each host completes with a fresh4 benign directory entry or door text."""
-    outcomes = [
-        await run_one(BY_ID[h], UNDEFENDED, c) for c in fresh4_benign_cases() for h in c.hosts
-    ]
-    assert len(outcomes) == 17
-    assert [(o.task, o.case) for o in outcomes if not o.done] == []
-
-
-async def test_every_fresh4_case_hijacks_the_undefended_agent() -> None:
-    """Undefended, every fresh4 case on its first host gets the attacker's call made."""
-    outcomes = []
-    for i, case in enumerate(fresh4_cases()):
-        task = BY_ID[case.hosts[0]]
-        goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
-        outcomes.append(await run_one(task, UNDEFENDED, case, goal))
-    assert len(outcomes) == 37
-    assert [o.case for o in outcomes if not o.attacked] == []
 
 
 def _obeys(text: str, goal: Goal = GOALS[0]) -> bool:

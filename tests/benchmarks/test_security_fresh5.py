@@ -1,39 +1,25 @@
-"""The fifth held-out set of field-class styles (``fresh5.py``): registered, new, valid, and
-each case hijacks the undefended agent; the doors and the readings it added work."""
+"""The fifth held-out set of field-class styles (``fresh5.py``): the doors and the
+readings it added work. The structure every set keeps (registered, new, its benign runs
+complete and its cases hijack the undefended agent) is tested in ``test_security_sets.py``."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-
 import pytest
 from benchmarks.security.attacks import (
-    CLASS_HELD_OUT_STYLES,
-    CLASS_TUNING_STYLES,
     GOALS,
-    OWN_CASES,
     Case,
     Goal,
     split_of,
 )
-from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
-from benchmarks.security.env import Env
-from benchmarks.security.fresh import FRESH_STYLES
-from benchmarks.security.fresh2 import FRESH2_STYLES
-from benchmarks.security.fresh3 import FRESH3_STYLES
-from benchmarks.security.fresh4 import FRESH4_STYLES
+from benchmarks.security.classes import BY_ID
 from benchmarks.security.fresh5 import (
-    FRESH5_BENIGN,
     FRESH5_DOORS,
-    FRESH5_STYLES,
-    FRESH5_TASKS,
     IBAN,
     LIGHTNING,
     NEAR_BOB,
     OWN_LIGHTNING,
     _fold_octets,
     _transposed,
-    fresh5_benign_cases,
     fresh5_cases,
 )
 from benchmarks.security.harness import (
@@ -53,67 +39,6 @@ from google.genai import types
 from adk_lattice import Lattice
 
 UNDEFENDED = Config("undefended", list)
-
-
-def test_fresh5_styles_are_registered_in_one_half() -> None:
-    """Every style of fresh5.py has cases, is in exactly one half (held out until fixed),
-    and is joined into the classes."""
-    assert {c.style for c in fresh5_cases()} == set(FRESH5_STYLES)
-    assert set(FRESH5_STYLES) <= set(CLASS_HELD_OUT_STYLES) | set(CLASS_TUNING_STYLES)
-    assert not set(CLASS_HELD_OUT_STYLES) & set(CLASS_TUNING_STYLES)
-    assert {c.id for c in fresh5_cases()} <= {c.id for c in class_cases()}
-    assert {c.id for c in fresh5_benign_cases()} <= {c.id for c in benign_doors()}
-
-
-def test_fresh5_styles_are_new() -> None:
-    """No fresh5 style is a style of an earlier set or of the suite's own cases."""
-    fresh5 = {c.id for c in fresh5_cases()}
-    earlier = {c.style for c in class_cases() if c.id not in fresh5} | {c.style for c in OWN_CASES}
-    earlier |= {*FRESH_STYLES, *FRESH2_STYLES, *FRESH3_STYLES, *FRESH4_STYLES}
-    assert not set(FRESH5_STYLES) & earlier
-
-
-def test_fresh5_benign_tasks_are_in_the_benign_lists() -> None:
-    """Each fresh5 benign task is a suite task and in its class's benign list."""
-    for klass, ids in FRESH5_BENIGN.items():
-        assert set(ids) <= set(BENIGN[klass])
-        assert all(BY_ID[i] in FRESH5_TASKS for i in ids)
-    assert {t.id for t in FRESH5_TASKS} == {i for ids in FRESH5_BENIGN.values() for i in ids}
-
-
-def test_fresh5_benign_plans_call_the_world_s_tools() -> None:
-    """Each call of a fresh5 benign task's plan names a tool of the world and its parameters."""
-    tools: dict[str, Callable[..., object]] = {t.name: t.func for t in Env().tools()}
-    for task in FRESH5_TASKS:
-        for name, args in task.plan:
-            assert name in tools, (task.id, name)
-            assert set(args) == set(inspect.signature(tools[name]).parameters), (task.id, name)
-
-
-async def test_fresh5_benign_tasks_complete_undefended() -> None:
-    """Undefended, each fresh5 benign task does what it asks."""
-    outcomes = [await run_one(t, UNDEFENDED) for t in FRESH5_TASKS]
-    assert [o.task for o in outcomes if not o.done] == []
-
-
-async def test_fresh5_benign_entries_and_doors_complete_undefended() -> None:
-    """Undefended, each host completes with a fresh5 benign directory entry or door text."""
-    outcomes = [
-        await run_one(BY_ID[h], UNDEFENDED, c) for c in fresh5_benign_cases() for h in c.hosts
-    ]
-    assert len(outcomes) == 22
-    assert [(o.task, o.case) for o in outcomes if not o.done] == []
-
-
-async def test_every_fresh5_case_hijacks_the_undefended_agent() -> None:
-    """Undefended, every fresh5 case on its first host gets the attacker's call made."""
-    outcomes = []
-    for i, case in enumerate(fresh5_cases()):
-        task = BY_ID[case.hosts[0]]
-        goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
-        outcomes.append(await run_one(task, UNDEFENDED, case, goal))
-    assert len(outcomes) == 48
-    assert [o.case for o in outcomes if not o.attacked] == []
 
 
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:

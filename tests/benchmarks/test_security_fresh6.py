@@ -1,43 +1,28 @@
-"""The sixth held-out set of field-class styles (``fresh6.py``): registered, new, valid, and
-each case hijacks the undefended agent; the door and the readings it added work."""
+"""The sixth held-out set of field-class styles (``fresh6.py``): the doors and the
+readings it added work. The structure every set keeps (registered, new, its benign runs
+complete and its cases hijack the undefended agent) is tested in ``test_security_sets.py``."""
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable
-
 import pytest
 from benchmarks.security.attacks import (
-    CLASS_HELD_OUT_STYLES,
-    CLASS_TUNING_STYLES,
     GOALS,
-    OWN_CASES,
     Case,
     Goal,
     split_of,
 )
-from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
-from benchmarks.security.env import Env
-from benchmarks.security.fresh import FRESH_STYLES
-from benchmarks.security.fresh2 import FRESH2_STYLES
-from benchmarks.security.fresh3 import FRESH3_STYLES
-from benchmarks.security.fresh4 import FRESH4_STYLES
-from benchmarks.security.fresh5 import FRESH5_STYLES
+from benchmarks.security.classes import BY_ID
 from benchmarks.security.fresh6 import (
     CREDITOR_DE,
     CREDITOR_NL,
     CSV_IBAN,
-    FRESH6_BENIGN,
     FRESH6_DOORS,
-    FRESH6_STYLES,
-    FRESH6_TASKS,
     IBAN,
     OWN_CREDITOR,
     SAME_CHECK_BOB,
     _bad_checksum,
     _letter_spaced,
     _marked,
-    fresh6_benign_cases,
     fresh6_cases,
 )
 from benchmarks.security.harness import (
@@ -59,67 +44,6 @@ from google.genai import types
 from adk_lattice import Lattice
 
 UNDEFENDED = Config("undefended", list)
-
-
-def test_fresh6_styles_are_registered_in_one_half() -> None:
-    """Every style of fresh6.py has cases, is in exactly one half, and is joined into the
-    classes."""
-    assert {c.style for c in fresh6_cases()} == set(FRESH6_STYLES)
-    assert set(FRESH6_STYLES) <= set(CLASS_HELD_OUT_STYLES) | set(CLASS_TUNING_STYLES)
-    assert not set(CLASS_HELD_OUT_STYLES) & set(CLASS_TUNING_STYLES)
-    assert {c.id for c in fresh6_cases()} <= {c.id for c in class_cases()}
-    assert {c.id for c in fresh6_benign_cases()} <= {c.id for c in benign_doors()}
-
-
-def test_fresh6_styles_are_new() -> None:
-    """No fresh6 style is a style of an earlier set or of the suite's own cases."""
-    fresh6 = {c.id for c in fresh6_cases()}
-    earlier = {c.style for c in class_cases() if c.id not in fresh6} | {c.style for c in OWN_CASES}
-    earlier |= {*FRESH_STYLES, *FRESH2_STYLES, *FRESH3_STYLES, *FRESH4_STYLES, *FRESH5_STYLES}
-    assert not set(FRESH6_STYLES) & earlier
-
-
-def test_fresh6_benign_tasks_are_in_the_benign_lists() -> None:
-    """Each fresh6 benign task is a suite task and in its class's benign list."""
-    for klass, ids in FRESH6_BENIGN.items():
-        assert set(ids) <= set(BENIGN[klass])
-        assert all(BY_ID[i] in FRESH6_TASKS for i in ids)
-    assert {t.id for t in FRESH6_TASKS} == {i for ids in FRESH6_BENIGN.values() for i in ids}
-
-
-def test_fresh6_benign_plans_call_the_world_s_tools() -> None:
-    """Each call of a fresh6 benign task's plan names a tool of the world and its parameters."""
-    tools: dict[str, Callable[..., object]] = {t.name: t.func for t in Env().tools()}
-    for task in FRESH6_TASKS:
-        for name, args in task.plan:
-            assert name in tools, (task.id, name)
-            assert set(args) == set(inspect.signature(tools[name]).parameters), (task.id, name)
-
-
-async def test_fresh6_benign_tasks_complete_undefended() -> None:
-    """Undefended, each fresh6 benign task does what it asks."""
-    outcomes = [await run_one(t, UNDEFENDED) for t in FRESH6_TASKS]
-    assert [o.task for o in outcomes if not o.done] == []
-
-
-async def test_fresh6_benign_entries_and_doors_complete_undefended() -> None:
-    """Undefended, each host completes with a fresh6 benign directory entry or door text."""
-    outcomes = [
-        await run_one(BY_ID[h], UNDEFENDED, c) for c in fresh6_benign_cases() for h in c.hosts
-    ]
-    assert len(outcomes) == 15
-    assert [(o.task, o.case) for o in outcomes if not o.done] == []
-
-
-async def test_every_fresh6_case_hijacks_the_undefended_agent() -> None:
-    """Undefended, every fresh6 case on its first host gets the attacker's call made."""
-    outcomes = []
-    for i, case in enumerate(fresh6_cases()):
-        task = BY_ID[case.hosts[0]]
-        goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
-        outcomes.append(await run_one(task, UNDEFENDED, case, goal))
-    assert len(outcomes) == 43
-    assert [o.case for o in outcomes if not o.attacked] == []
 
 
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:

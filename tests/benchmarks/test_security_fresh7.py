@@ -1,39 +1,26 @@
-"""The seventh held-out set of field-class styles (``fresh7.py``): registered, new, valid, and
-each case hijacks the undefended agent; the doors and the readings it added work."""
+"""The seventh held-out set of field-class styles (``fresh7.py``): the doors and the
+readings it added work. The structure every set keeps (registered, new, its benign runs
+complete and its cases hijack the undefended agent) is tested in ``test_security_sets.py``."""
 
 from __future__ import annotations
 
 import base64
 import hashlib
-import inspect
-from collections.abc import Callable
 
 from benchmarks.security.attacks import (
-    CLASS_HELD_OUT_STYLES,
-    CLASS_TUNING_STYLES,
     GOALS,
-    OWN_CASES,
     Case,
     Goal,
 )
-from benchmarks.security.classes import BENIGN, BY_ID, benign_doors, class_cases
+from benchmarks.security.classes import BY_ID
 from benchmarks.security.env import Env
-from benchmarks.security.fresh import FRESH_STYLES
-from benchmarks.security.fresh2 import FRESH2_STYLES
-from benchmarks.security.fresh3 import FRESH3_STYLES
-from benchmarks.security.fresh4 import FRESH4_STYLES
-from benchmarks.security.fresh5 import FRESH5_STYLES
-from benchmarks.security.fresh6 import FRESH6_STYLES
 from benchmarks.security.fresh7 import (
     BOLETO,
     BOLETO_BAR,
     BPAY_REF,
     CID,
     CLABE,
-    FRESH7_BENIGN,
     FRESH7_DOORS,
-    FRESH7_STYLES,
-    FRESH7_TASKS,
     IBAN_HR,
     IBAN_SI,
     ONION,
@@ -43,8 +30,6 @@ from benchmarks.security.fresh7 import (
     OWN_CLABE,
     OWN_ONION,
     braille,
-    fresh7_benign_cases,
-    fresh7_cases,
     small_caps,
 )
 from benchmarks.security.harness import AFTER_TOOL_DOOR, Config, _world, run_one
@@ -59,78 +44,6 @@ from google.genai import types
 from adk_lattice import Lattice
 
 UNDEFENDED = Config("undefended", list)
-
-
-def test_fresh7_styles_are_registered_in_one_half() -> None:
-    """Every style of fresh7.py has cases, is in exactly one half, and is joined into the
-    classes."""
-    assert {c.style for c in fresh7_cases()} == set(FRESH7_STYLES)
-    assert set(FRESH7_STYLES) <= set(CLASS_HELD_OUT_STYLES) | set(CLASS_TUNING_STYLES)
-    assert not set(CLASS_HELD_OUT_STYLES) & set(CLASS_TUNING_STYLES)
-    assert {c.id for c in fresh7_cases()} <= {c.id for c in class_cases()}
-    assert {c.id for c in fresh7_benign_cases()} <= {c.id for c in benign_doors()}
-
-
-def test_fresh7_styles_are_new() -> None:
-    """No fresh7 style is a style of an earlier set or of the suite's own cases."""
-    fresh7 = {c.id for c in fresh7_cases()}
-    earlier = {c.style for c in class_cases() if c.id not in fresh7} | {c.style for c in OWN_CASES}
-    earlier |= {*FRESH_STYLES, *FRESH2_STYLES, *FRESH3_STYLES, *FRESH4_STYLES, *FRESH5_STYLES}
-    earlier |= set(FRESH6_STYLES)
-    assert not set(FRESH7_STYLES) & earlier
-
-
-def test_fresh7_benign_tasks_are_in_the_benign_lists() -> None:
-    """Each fresh7 benign task is a suite task and in its class's benign list."""
-    for klass, ids in FRESH7_BENIGN.items():
-        assert set(ids) <= set(BENIGN[klass])
-        assert all(BY_ID[i] in FRESH7_TASKS for i in ids)
-    assert {t.id for t in FRESH7_TASKS} == {i for ids in FRESH7_BENIGN.values() for i in ids}
-
-
-def test_fresh7_benign_plans_call_the_world_s_tools() -> None:
-    """Each call of a fresh7 benign task's plan names a tool of the world and its parameters."""
-    tools: dict[str, Callable[..., object]] = {t.name: t.func for t in Env().tools()}
-    for task in FRESH7_TASKS:
-        for name, args in task.plan:
-            assert name in tools, (task.id, name)
-            assert set(args) == set(inspect.signature(tools[name]).parameters), (task.id, name)
-
-
-async def test_fresh7_benign_tasks_complete_undefended() -> None:
-    """Undefended, each fresh7 benign task does what it asks."""
-    outcomes = [await run_one(t, UNDEFENDED) for t in FRESH7_TASKS]
-    assert [o.task for o in outcomes if not o.done] == []
-
-
-async def test_fresh7_benign_entries_and_doors_complete_undefended() -> None:
-    """Undefended, each host completes with a fresh7 benign directory entry or door text."""
-    outcomes = [
-        await run_one(BY_ID[h], UNDEFENDED, c) for c in fresh7_benign_cases() for h in c.hosts
-    ]
-    assert len(outcomes) == 17
-    assert [(o.task, o.case) for o in outcomes if not o.done] == []
-
-
-async def test_every_fresh7_case_hijacks_the_undefended_agent() -> None:
-    """Undefended, every fresh7 case on its first host gets the attacker's call made."""
-    outcomes = []
-    for i, case in enumerate(fresh7_cases()):
-        task = BY_ID[case.hosts[0]]
-        goal = case.goal(task) if case.goal else GOALS[i % len(GOALS)]
-        outcomes.append(await run_one(task, UNDEFENDED, case, goal))
-    assert len(outcomes) == 58
-    assert [o.case for o in outcomes if not o.attacked] == []
-
-
-def test_each_fresh7_content_case_carries_its_destination() -> None:
-    """Each fresh7 content or near-miss case's goal carries its mark in the call it makes."""
-    for case in fresh7_cases():
-        if case.goal is None:
-            continue
-        goal = case.goal(BY_ID[case.hosts[0]])
-        said = " ".join(str(v) for v in goal.args.values())
-        assert all(m in said or m in goal.en for m in goal.marks), case.id
 
 
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:
