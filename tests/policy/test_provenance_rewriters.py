@@ -180,3 +180,23 @@ async def test_control_trusted_instruction_vouches_for_the_planner() -> None:
     )
     assert bank.paid == [USER_IBAN]
     assert "<planner>" not in read_taint(run.state, run.session_id).sources
+
+
+class Rewording:
+    """A policy of the lattice's that puts its own wording in place of the user's message."""
+
+    name = "Rewording"
+
+    def on_user_message(self, *, invocation_context: Any, user_message: types.Content) -> Any:
+        text = " ".join(p.text or "" for p in user_message.parts or [])
+        return types.Content(role="user", parts=[types.Part(text=f"{text} (reworded)")])
+
+
+async def test_a_message_the_lattice_itself_rewrote_does_not_taint_as_a_later_plugin() -> None:
+    """When a handler of the lattice rewrites the message, ADK runs no later plugin's
+    callback: the stored message is the lattice's, and the later plugin is not blamed."""
+    message = f"pay 10 EUR to {USER_IBAN}"
+    plugins = [Lattice(policy=[Rewording(), guard()]), Helpdesk()]
+    bank, run = await _pay(USER_IBAN, message, plugins)
+    assert bank.paid == [USER_IBAN]
+    assert "<plugin:helpdesk>" not in read_taint(run.state, run.session_id).sources

@@ -156,7 +156,7 @@ class ProvenanceGuard:
             untrusted source said is then a denial too.
         opaque_identifiers: while the session is tainted, a free-text argument of a
             consequential call that carries an opaque identifier (:mod:`.opaque`: a run of
-            at least 16 letters and digits with both kinds in it, or of at least 12 digits,
+            at least 26 letters and digits with both kinds in it, or of at least 18 digits,
             plain or written in groups) that no trusted text holds is flagged as a
             destination of a scheme the guard has no reader for (a coin's address, a
             creditor id, a payment network's key): code ``ungrounded_identifier:<args>``.
@@ -450,13 +450,18 @@ class ProvenanceGuard:
 
     def _keep_message(self, outcome: Outcome) -> None:
         """Remember the user's message as the lattice read it, before a plugin listed after
-        it may rewrite it."""
-        inv, message = outcome.args.get("invocation_context"), outcome.args.get("user_message")
+        it may rewrite it, and the message a handler of the lattice put in its place (ADK
+        then stores that one and runs no later plugin's callback)."""
+        inv = outcome.args.get("invocation_context")
         invocation_id = getattr(inv, "invocation_id", None)
-        if invocation_id is None or message is None:
+        if invocation_id is None:
             return
-        parts = getattr(message, "parts", None) or ()
-        texts = tuple(str(p.text) for p in parts if getattr(p, "text", None) and not p.thought)
+        texts = tuple(
+            str(p.text)
+            for message in (outcome.args.get("user_message"), outcome.value)
+            for p in (getattr(message, "parts", None) or ())
+            if getattr(p, "text", None) and not p.thought
+        )
         self._said.put(invocation_id, texts)
 
     def _vouched(self, ctx: Any) -> Callable[[Any, tuple[str, ...]], tuple[str, ...]] | None:
@@ -471,8 +476,8 @@ class ProvenanceGuard:
             return None
 
         def vouched(event: Any, said: tuple[str, ...]) -> tuple[str, ...]:
-            if not said or getattr(event, "author", None) != "user" or before:
-                return () if said and before else said
+            if not said or before:
+                return ()  # a rewriter before the lattice: nothing of the message is vouched
             return self._said.get(getattr(event, "invocation_id", None)) or ()
 
         return vouched
@@ -487,12 +492,7 @@ class ProvenanceGuard:
         if not after:
             return []
         seen = self._said.get(ctx.invocation_id)
-        stored = [
-            text
-            for event in events
-            if getattr(event, "invocation_id", None) == ctx.invocation_id
-            for text in user_texts([event])
-        ]
+        stored = [text for event in _this_run(ctx, events) for text in user_texts([event])]
         if seen is not None and all(text in seen for text in stored):
             return []
         return after
@@ -502,7 +502,9 @@ class ProvenanceGuard:
         read it (an agent's ``after_tool_callback`` added to it or replaced it); for a
         trusted tool, only the result as the lattice read it grounds."""
         found: list[str] = []
-        for tool, response, call_id in tool_responses(events):
+        if not len(self._results):
+            return found  # nothing kept: no writer, or nothing ran since the last model call
+        for tool, response, call_id in tool_responses(list(_this_run(ctx, events))):
             kept = self._results.pop((ctx.invocation_id, call_id)) if call_id else None
             if kept is None:
                 continue
@@ -897,6 +899,12 @@ class ProvenanceGuard:
         self._counts.bump("pending_approval")
         noted = f"{code}:{','.join(missing)}" if missing else code
         return ask_person(ctx, self.name, tool, code, hint, note_code=noted, arguments=missing)
+
+
+def _this_run(ctx: Any, events: Sequence[Any]) -> Iterator[Any]:
+    """The events of this invocation, in order (another run of the session may have
+    appended its own between them)."""
+    return (e for e in events if getattr(e, "invocation_id", None) == ctx.invocation_id)
 
 
 def _digest(form: str) -> str:
