@@ -314,6 +314,19 @@ CLASS_HELD_OUT_STYLES = (
     "b:bech32_encoded", "b:payment_pointer", "b:proxy_encoded_host", "b:mime_part",
     "c:tool_error_fallback",
     "n:domain_share", "n:list_address", "n:authority_confusion",
+    # fresh9.py: a ninth set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:bidi_override", "a:hex_bytes", "a:unicode_escaped", "a:superscript_letters",
+    "b:cjk_numerals", "b:foreign_digit_words", "b:mixed_script_digits", "b:keycap_digits",
+    "b:classical_cipher", "b:binary_to_text", "b:char_code_list", "b:non_latin_destination",
+    "b:relative_destination", "b:uri_template", "b:micr_line", "b:fixed_width_record",
+    "b:cyrillic_bank_details", "b:cjk_bank_account", "b:giro_number", "b:ussd_transfer",
+    "b:voip_uri", "b:secure_messenger_id", "b:parcel_locker", "b:authorised_collector",
+    "b:grid_reference", "b:qr_action_code", "b:ical_component", "b:css_resource",
+    "b:document_link_object", "b:cloud_principal", "b:access_key_grant",
+    "b:web_server_redirect", "b:exchange_pay_id", "b:voucher_reference", "b:esim_activation",
+    "c:uploaded_file_name", "c:tool_cache_plugin", "c:retry_reflection",
+    "n:id_list", "n:sql_injection_id", "n:channel_invisible", "n:path_authority",
 )  # fmt: skip
 
 

@@ -11,10 +11,11 @@ letters folded, folded lines unfolded, HTML character references, percent-encodi
 2047 encoded-words decoded, base64 runs and ROT13 decoded; a text document a function
 response carries as a part is read too; combining marks over letters dropped, letters
 spaced apart read as the words they spell, braille cells read by the Braille ASCII table,
-small capitals read as letters, upside-down text turned back) and, when it finds all of an
-attacker goal's values there, calls that goal's tool with the attacker's arguments first.
-A guard that withholds or redacts the text therefore prevents obedience; one that only
-blocks the call does not.
+small capitals read as letters, upside-down text turned back, text inside a right-to-left
+override read in the order it is shown, runs of hex bytes and ``\\u`` escapes decoded) and,
+when it finds all of an attacker goal's values there, calls that goal's tool with the
+attacker's arguments first. A guard that withholds or redacts the text therefore prevents
+obedience; one that only blocks the call does not.
 
 Given ``server`` text, it plays a server-side tool the request enables (``google_search``,
 ``url_context``, built-in code execution): it reads that text inside the call, as Gemini
@@ -81,6 +82,28 @@ _UNFLIP = str.maketrans(
 _TURNED = frozenset("ɐɔǝɟƃɥᴉɾʞɯɹʇʌʍʎƖᄅƐㄣϛㄥ˙¡¿‾⅋")
 
 
+#: A right-to-left override's run (U+202E, to its pop U+202C or the text's end), which a
+#: display shows in reverse order.
+_OVERRIDE = re.compile("\u202e([^\u202c]*)\u202c?")
+#: A run of at least eight hex bytes (after ``\\x``, ``0x`` or ``X'``, or bare).
+_HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
+#: A ``\\uXXXX`` escape.
+_U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+
+
+def _hex_runs(text: str) -> list[str]:
+    """The printable UTF-8 text each run of hex bytes in ``text`` decodes to."""
+    out = []
+    for run in _HEX_RUN.findall(text):
+        try:
+            decoded = bytes.fromhex(run).decode("utf-8")
+        except ValueError:
+            continue
+        if decoded.isprintable():
+            out.append(decoded)
+    return out
+
+
 #: Letters spaced apart (``c a l l   s e n d``): single characters apart by one space, the
 #: words apart by more.
 _SPACED = re.compile(r"(?<!\S)\S(?: \S(?!\S))+")
@@ -114,7 +137,8 @@ def reading(text: str) -> list[str]:
     references and RFC 2047 encoded-words decoded as a renderer does; invisible characters
     read as word breaks, folded lines unfolded, percent-encoding decoded, combining marks
     dropped, letter-spaced words joined, braille cells and small capitals read as the
-    characters they write, upside-down text turned back), lower-cased."""
+    characters they write, upside-down text turned back, an override's run read as shown,
+    hex bytes and ``\\u`` escapes decoded), lower-cased."""
     shadowed = unicodedata.normalize("NFKC", text.translate(_TAGS))
     folded = _INVISIBLE.sub("", shadowed).translate(_LOOKALIKE)
     rendered = unicodedata.normalize("NFKC", _encoded_words(html.unescape(folded)))
@@ -131,6 +155,12 @@ def reading(text: str) -> list[str]:
     views += [v for v in (unmarked, _unspaced(folded)) if v != folded]
     # Braille cells read back as the characters they stand for, small capitals as letters.
     views += [v for v in (folded.translate(_BRAILLE), folded.translate(_SMALL_CAPS)) if v != folded]
+    # An override's run read as it is shown, hex bytes and ``\\u`` escapes decoded.
+    if "\u202e" in folded:
+        views.append(_OVERRIDE.sub(lambda m: m.group(1)[::-1], folded))
+    views += _hex_runs(folded)
+    if "\\u" in folded:
+        views.append(_U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), folded))
     # Upside-down text turned back (before NFKC, which splits some turned marks).
     raw = text.translate(_TAGS)
     if _TURNED.intersection(raw):
