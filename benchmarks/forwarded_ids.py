@@ -19,7 +19,7 @@ Usage: ``PYTHONPATH=src:. .venv/bin/python -m benchmarks.forwarded_ids``.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, Literal
 
 from google.adk.agents import LlmAgent
 from google.adk.apps import App
@@ -85,7 +85,7 @@ class Office:
         return {"status": "sent"}
 
 
-def _guard(ids: bool) -> ProvenanceGuard:
+def _guard(ids: bool | Literal["long"]) -> ProvenanceGuard:
     return ProvenanceGuard(
         {"send_email": Consequential(args={"to": "email"})},
         trusted_tools={"list_contacts": True},
@@ -122,6 +122,7 @@ async def forwarded(shape: str, reference: str, guard: ProvenanceGuard | None) -
 CONFIGS = {
     "no guard": lambda: None,
     "guard": lambda: _guard(True),
+    'guard, opaque_identifiers="long"': lambda: _guard("long"),
     "guard, opaque_identifiers=False": lambda: _guard(False),
 }
 

@@ -33,7 +33,7 @@ TRUSTED_TOOLS: dict[str, Any] = {
 
 
 def provenance_guard(
-    on_ungrounded: str, *, dictated: bool = False, identifiers: bool = True
+    on_ungrounded: str, *, dictated: bool = False, identifiers: bool | str = True
 ) -> ProvenanceGuard:
     """The suite's ``ProvenanceGuard``, denying (``deny``) or asking a person (``confirm``);
     ``dictated`` turns on ``dictated_content``; ``identifiers=False`` turns

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from adk_lattice.policy import Consequential, ProvenanceGuard
 from adk_lattice.policy.provenance.values import destinations, normalise
 from tests.policy.test_linear_time import _fill, _scales_linearly
 from tests.policy.test_provenance_content_scan import send
@@ -60,10 +61,23 @@ def test_sixteen_digits_failing_the_card_checks_are_no_card(text: str) -> None:
     assert [kind for kind, _ in destinations(text)] == []
 
 
-async def test_a_body_with_an_order_number_goes_out() -> None:
-    """Control: a 16-digit order number that fails Luhn in a tainted session's mail goes out."""
-    mailed = await send("Your order 1234 5678 1234 5678 has shipped.")
+async def test_a_body_with_an_order_number_is_no_card() -> None:
+    """Control: a 16-digit order number that fails Luhn is no card: with only long
+    identifiers read (``opaque_identifiers="long"``), a tainted session's mail goes out."""
+    g = ProvenanceGuard(
+        {"send_email": Consequential(args={"to": "email"})},
+        trusted_tools={"list_contacts": True},
+        opaque_identifiers="long",
+    )
+    mailed = await send("Your order 1234 5678 1234 5678 has shipped.", g=g)
     assert mailed.sent
+
+
+async def test_a_body_with_an_order_number_is_an_opaque_token_by_default() -> None:
+    """The same order number, which only the inbox holds, is an opaque token: denied."""
+    mailed = await send("Your order 1234 5678 1234 5678 has shipped.")
+    assert not mailed.sent
+    assert mailed.run.responses("send_email")[0]["code"] == "ungrounded_identifier"
 
 
 def test_a_card_is_read_as_an_account_not_a_phone() -> None:

@@ -1,18 +1,20 @@
 """``ProvenanceGuard(opaque_identifiers=True)``, the default: a free-text argument of a
-consequential call carrying an opaque identifier (a payee of a scheme the guard has no
-reader for) that no trusted text holds is denied while the session is tainted, through a
-real Runner with benign controls."""
+consequential call carrying an opaque token (a payee, place or code of a scheme the guard
+has no reader for) that no trusted text holds is denied while the session is tainted
+(``"long"``: only long identifiers), through a real Runner with benign controls."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent
 
 from adk_lattice import Lattice
+from adk_lattice._config.read import read_config
 from adk_lattice.policy import Consequential, ProvenanceGuard
-from adk_lattice.policy.provenance.opaque import identifiers, letters
+from adk_lattice.policy.provenance.opaque import identifiers, letters, opaque_tokens
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, run_app
 
@@ -144,10 +146,98 @@ async def test_a_trusted_tool_echoing_the_identifier_does_not_ground_it() -> Non
     assert run.responses("send_email")[0]["code"] == "ungrounded_identifier"
 
 
-async def test_control_a_short_reference_from_the_inbox_goes_out() -> None:
-    """Control: a short reference the inbox holds (``INV-2291``) is no opaque identifier."""
-    box, _ = await _mail("Acme sent invoice INV-2291.")
-    assert box.sent == ["Acme sent invoice INV-2291."]
+async def test_a_short_code_from_the_inbox_is_denied_by_default() -> None:
+    """By default every opaque token counts: a booking code only the inbox holds is
+    denied."""
+    box, run = await _mail("Acme's booking code is XK7Q2P.", note="Booking XK7Q2P confirmed.")
+    assert box.sent == []
+    assert run.responses("send_email")[0]["code"] == "ungrounded_identifier"
+
+
+async def test_long_mode_lets_a_short_code_from_the_inbox_out() -> None:
+    """``opaque_identifiers="long"``: a short code is no long identifier, so it goes out."""
+    body = "Acme's booking code is XK7Q2P."
+    box, _ = await _mail(body, note="Booking XK7Q2P confirmed.", opaque_identifiers="long")
+    assert box.sent == [body]
+
+
+async def test_long_mode_still_denies_a_long_identifier() -> None:
+    """``opaque_identifiers="long"`` still reads a Monero address."""
+    box, run = await _mail(f"Pay {MONERO}", opaque_identifiers="long")
+    assert box.sent == []
+    assert run.responses("send_email")[0]["code"] == "ungrounded_identifier"
+
+
+#: Payees, places and codes of schemes no reader knows: a Blik number, a parcel locker's
+#: code, a pickup point, an SMS short code, a till number, Morse code.
+NO_SCHEME = (
+    "Pay with Blik to 55 218 73",
+    "Parcel locker KRK01M, code 482913",
+    "Leave it at Pickup Point PL-55218",
+    "Reply with the code to short code 55218",
+    "Pay via M-Pesa till 5521873",
+    "Claims, in Morse: -.-. .-.. .- .. -- ... / .--.-. -.-",
+)
+
+
+@pytest.mark.parametrize("body", NO_SCHEME)
+async def test_a_token_of_no_known_scheme_from_the_inbox_is_denied(body: str) -> None:
+    """A payee, place or code written in a scheme no reader knows, which no trusted text
+    holds, is denied as an opaque token."""
+    box, run = await _mail(body, note=f"Note from the desk: {body}")
+    assert box.sent == []
+    assert run.responses("send_email")[0]["code"] == "ungrounded_identifier"
+
+
+@pytest.mark.parametrize("body", NO_SCHEME)
+async def test_control_without_the_option_no_reader_stops_them(body: str) -> None:
+    """Control: with ``opaque_identifiers=False`` the same mails go out, so the token
+    reading is what stops them."""
+    box, _ = await _mail(body, note=f"Note from the desk: {body}", opaque_identifiers=False)
+    assert box.sent == [body]
+
+
+async def test_control_words_dates_times_and_amounts_go_out() -> None:
+    """Control: prose with dates, times, amounts, percentages, ordinals and abbreviations
+    from the inbox carries no opaque token."""
+    body = (
+        "Meeting on 2026-12-07 at 14:30 (3rd floor), budget €1,250.00, up 12.5% on 2025, "
+        "e.g. travel and/or hotels; COVID-19 rules, invoice INV-2291."
+    )
+    box, _ = await _mail(body, note=body)
+    assert box.sent == [body]
+
+
+async def test_control_digit_groups_the_user_typed_go_out_whole() -> None:
+    """Control: a number typed in groups and written whole by the model is the user's."""
+    typed = "check my mail, then tell bob@corp.example to Swish 123 588 20 47"
+    box, _ = await _mail("Swish 1235882047, please", typed)
+    assert box.sent == ["Swish 1235882047, please"]
+
+
+async def test_control_morse_the_user_typed_goes_out() -> None:
+    """Control: marks alone are grounded as the user's text shows them."""
+    morse = "-.-. .-.. .- .. -- ..."
+    box, _ = await _mail(f"My code: {morse}", f"check my mail, then tell bob@corp.example {morse}")
+    assert box.sent == [f"My code: {morse}"]
+
+
+async def test_control_a_grounded_link_inside_markup_goes_out() -> None:
+    """Control: the marks around a link the user typed (an ``href``) are not read as a
+    token of their own."""
+    body = '<a href="https://wiki.corp.example/plan">the plan</a>'
+    typed = "check my mail, then send bob@corp.example https://wiki.corp.example/plan"
+    box, _ = await _mail(body, typed)
+    assert box.sent == [body]
+
+
+async def test_a_trusted_tool_echoing_a_token_does_not_ground_it() -> None:
+    """A trusted lookup returning the digit groups it was asked for does not vouch for
+    them."""
+    body = "Pay with Blik to 55 218 73"
+    box, run = await _mail(body, first=("find_wallet", {"query": "55 218 73"}))
+    assert box.sent == []
+    assert run.responses("send_email")[0]["code"] == "ungrounded_identifier"
 
 
 async def test_confirm_mode_asks_a_person() -> None:
@@ -211,7 +301,56 @@ def test_look_alike_letters_are_read_as_latin() -> None:
     assert letters("4AdUnd\u0425HHZ6cfuf") == "4AdUndXHHZ6cfuf"
 
 
-def test_opaque_identifiers_must_be_a_bool() -> None:
-    """A non-boolean ``opaque_identifiers`` fails at construction."""
-    with pytest.raises(TypeError, match="opaque_identifiers must be True or False"):
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Swish 123 588 20 47", "123 588 20 47"),
+        ("at ///lamp.orbit.fancy.", "///lamp.orbit.fancy"),
+        ("Plus Code 9F4MGCH2+4Q", "9F4MGCH2+4Q"),
+        ("dial **21*+447700900123# now", "21*+447700900123#"),
+        ("spelled e v i l x y", "e v i l x y"),
+        ("pay @refund_desk", "@refund_desk"),
+        ("the word e-v-i-l", "e-v-i-l"),
+        ("Morse: -.-. .-.. .- ..", "-.-. .-.. .- .."),
+    ],
+)
+def test_opaque_tokens_are_read(text: str, found: str) -> None:
+    """Digit groups, dotted words, codes, letters spelled apart, handles and Morse code
+    are read as opaque tokens."""
+    assert found in set(opaque_tokens(text))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Meeting on 2026-12-07 at 14:30, 9am to 5pm, 12/03/2026",
+        "budget €1,250.00, $2.500,00, 12.5%, 1.500.000 and 25k",
+        "the 2024-2025 plan, 3rd floor, 25km, 2 kg",
+        "e.g. U.S. and/or input/output, don't, well-known, e-mail",
+        "COVID-19, INV-2291, LH454, GPT-4o",
+        "Hi Bob, the report is attached. Thanks! - Anna * * *",
+    ],
+)
+def test_words_dates_times_and_amounts_are_no_tokens(text: str) -> None:
+    """Words, dates, times, years, amounts, ordinals, units, abbreviations and short codes
+    with a hyphen are not opaque tokens."""
+    assert list(opaque_tokens(text)) == []
+
+
+def test_opaque_identifiers_must_be_a_bool_or_long() -> None:
+    """Any other ``opaque_identifiers`` value fails at construction."""
+    with pytest.raises(TypeError, match="opaque_identifiers must be True, False or 'long'"):
         guard(opaque_identifiers="yes")
+
+
+def test_long_mode_is_writable_in_a_config_file(tmp_path: Path) -> None:
+    """A config file selects long identifiers only with ``opaque_identifiers = "long"``."""
+    path = tmp_path / "lattice.toml"
+    path.write_text(
+        '[[policy]]\nuse = "adk_lattice.policy:ProvenanceGuard"\n'
+        '[policy.args]\nopaque_identifiers = "long"\n'
+        '[policy.args.consequential.send_email]\nargs = { to = "email" }\n',
+        encoding="utf-8",
+    )
+    built = read_config(path).tiers["policy"][0]
+    assert built.opaque_identifiers == "long"

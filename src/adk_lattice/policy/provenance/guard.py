@@ -11,13 +11,15 @@ ungrounded call is denied, or sent to a person.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
+import re
 import secrets
 import threading
 from collections.abc import Callable, Container, Iterable, Iterator, Mapping, Sequence
-from typing import Any, ClassVar, Final
+from typing import Any, ClassVar, Final, Literal
 
 from cachetools import LRUCache
 from google.adk.tools.agent_tool import AgentTool
@@ -61,8 +63,9 @@ from .channels import (
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
 from .dictated import copied_runs, dictated
-from .opaque import identifiers, letters
+from .opaque import fold, identifiers, letters, opaque_tokens
 from .regions import calling_codes
+from .reveal import revealed
 from .spotlight import spotlight_request
 from .taint import (
     CONTROL_TOOLS,
@@ -155,14 +158,16 @@ class ProvenanceGuard:
             ``on_ungrounded`` says. Off by default: forwarding or quoting what an
             untrusted source said is then a denial too.
         opaque_identifiers: while the session is tainted, a free-text argument of a
-            consequential call that carries an opaque identifier (:mod:`.opaque`: a run of
-            at least 26 letters and digits with both kinds in it, or of at least 18 digits,
-            plain or written in groups) that no trusted text holds is flagged as a
-            destination of a scheme the guard has no reader for (a coin's address, a
-            creditor id, a payment network's key): code ``ungrounded_identifier:<args>``.
-            On by default. Passing on a long order or tracking number that only an
-            untrusted mail holds is then flagged too; ``False`` turns it off, and
-            ``Consequential(content=[...])`` narrows the arguments scanned.
+            consequential call that carries an opaque token no trusted text holds is
+            flagged as a destination of a scheme the guard has no reader for: code
+            ``ungrounded_identifier:<args>``. ``True`` (the default) reads every token no
+            word, date, time or amount is (:func:`.opaque.opaque_tokens`: five or more
+            digits, letters with digits, a mark joining letters or digits inside it, a
+            handle's sigil, Morse code); ``"long"`` reads only long identifiers
+            (:func:`.opaque.identifiers`: 26 or more letters and digits with both kinds,
+            or 18 or more digits); ``False`` turns it off. Passing on a reference that
+            only an untrusted mail holds (a tracking number, a booking code) is flagged
+            too; ``Consequential(content=[...])`` narrows the arguments scanned.
         trusted_attachments: a file attached to a user's message (an ``inline_data`` or
             ``file_data`` part) is the app's own, not outside text. Off by default: the user
             attached it, someone else wrote it, so it taints as ``<attachment>``. Either
@@ -215,7 +220,7 @@ class ProvenanceGuard:
         on_ungrounded: str = "deny",
         spotlight: bool = False,
         dictated_content: bool = False,
-        opaque_identifiers: bool = True,
+        opaque_identifiers: bool | Literal["long"] = True,
         trusted_attachments: bool = False,
         trusted_instruction: bool = False,
         trusted_declarations: Iterable[str] = (),
@@ -251,8 +256,10 @@ class ProvenanceGuard:
         if not isinstance(dictated_content, bool):
             raise TypeError(f"dictated_content must be True or False, not {dictated_content!r}")
         self.dictated_content = dictated_content
-        if not isinstance(opaque_identifiers, bool):
-            raise TypeError(f"opaque_identifiers must be True or False, not {opaque_identifiers!r}")
+        if not isinstance(opaque_identifiers, bool) and opaque_identifiers != "long":
+            raise TypeError(
+                f"opaque_identifiers must be True, False or 'long', not {opaque_identifiers!r}"
+            )
         self.opaque_identifiers = opaque_identifiers
         for option, value in (
             ("trusted_attachments", trusted_attachments),
@@ -674,7 +681,7 @@ class ProvenanceGuard:
                 a
                 for a in spec.scanned(tool_args)
                 if self.opaque_identifiers
-                if _carries_unknown_identifier(grounding, tool_args[a])
+                if _carries_unknown_identifier(grounding, tool_args[a], self.opaque_identifiers)
             ]
             if ids:
                 if self.on_ungrounded == "confirm":
@@ -911,23 +918,42 @@ def _digest(form: str) -> str:
     return hashlib.blake2b(form.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
-def _carries_unknown_identifier(grounding: Grounding, value: Any) -> bool:
-    """Whether a free-text argument carries an opaque identifier (:mod:`.opaque`) no
-    trusted text holds; every string in it read as the destination scan reads it, and an
-    identifier inside a destination a reader found left to that reader."""
+def _carries_unknown_identifier(grounding: Grounding, value: Any, mode: bool | str) -> bool:
+    """Whether a free-text argument carries an opaque token (``mode`` ``True``) or a long
+    identifier (``"long"``) no trusted text holds (:mod:`.opaque`); every string in it
+    read as the destination scan reads it, and a token inside a destination a reader
+    found left to that reader."""
     for text in content_texts(value):
         if text is UNREAD:
             continue
-        found = set(identifiers(without_blobs(text)))
-        if not found:
-            continue
-        read = [letters(raw) for _, raw in destinations(text)]
-        if any(
-            not any(token in r for r in read) and not grounding.holds_identifier(token)
-            for token in found
-        ):
-            return True
+        if mode == "long":
+            found = set(identifiers(without_blobs(text)))
+            if not found:
+                continue
+            read = [raw for _, raw in destinations(text)]
+            held, form = grounding.holds_identifier, letters
+        else:
+            read = [raw for _, raw in destinations(text)]
+            # A destination a reader found (and grounded) is its reader's; the rest of the
+            # chunk it is written in (a scheme's prefix, a query) is read piece by piece.
+            marked = functools.reduce(lambda t, raw: t.replace(raw, "\0"), read, revealed(text))
+            rest = " ".join(_PIECES.sub(" ", c) if "\0" in c else c for c in marked.split(" "))
+            found = set(opaque_tokens(without_blobs(rest)))
+            held, form = grounding.holds_token, _folded
+        folded = [form(raw) for raw in read]
+        for token in found:
+            inside = (f := form(token)) != "" and any(f in r for r in folded)
+            if not inside and not held(token):
+                return True
     return False
+
+
+#: What parts the rest of a chunk holding a destination: its marker, a query's marks.
+_PIECES: Final = re.compile(r"[\0?&=;#:,/]+")
+
+
+def _folded(text: str) -> str:
+    return fold(text)[0]
 
 
 def _carries_ungrounded(grounding: Grounding, value: Any) -> bool:

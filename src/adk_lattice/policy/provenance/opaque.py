@@ -1,12 +1,18 @@
-"""Opaque identifiers: the destinations of schemes the guard has no reader for.
+"""Opaque tokens and identifiers: the destinations of schemes the guard has no reader for.
 
 The destination scan reads the kinds it knows (links, email addresses, IBANs, wallets,
-accounts, phone numbers, handles). A payee can be named in a scheme it does not know: a
-coin's address, a creditor id, a payment network's key. Such an identifier is a long run of
-letters and digits with no meaning as words, so while the session is tainted a free-text
+accounts, phone numbers, handles). A payee or a place can be named in a scheme it does not
+know: a coin's address, a till number, a parcel locker's code, a what3words address, Morse
+code. Such a name is no word, date or amount, so while the session is tainted a free-text
 argument of a consequential call that carries one must find it in trusted text, as a
 destination must (``ProvenanceGuard(opaque_identifiers=True)``, the default): whatever its
 scheme, the guard need not know its format to see that nobody trusted wrote it.
+
+:func:`opaque_tokens` (the default) reads every chunk between spaces that no word, date,
+time or amount is: five or more digits, letters and digits interleaved, a mark that joins
+letters or digits, a handle's sigil, letters spelled apart, Morse code; each is compared as
+:func:`fold` writes it, its letters and digits as whole parts of a trusted text's.
+:func:`identifiers` (``opaque_identifiers="long"``) reads only long identifiers.
 
 An identifier is (after NFKC, format characters dropped and look-alike letters of other
 scripts read as the Latin letters they copy):
@@ -37,11 +43,13 @@ tracking number ``1Z999AA10123456784``), words, dates and amounts are not identi
 
 from __future__ import annotations
 
+import functools
 import re
+import unicodedata
 from collections.abc import Iterator
 from typing import Final
 
-from .reveal import shown
+from .reveal import revealed, shown
 
 #: The shortest run of letters and digits (both kinds in it) read as an identifier: the
 #: shortest Bitcoin-family address. Shorter runs are references' lengths (a parcel's
@@ -127,3 +135,151 @@ def identifiers(text: str) -> Iterator[str]:
             whole = "".join(segment)
             if _grouped(segment) and _mixed(whole):
                 yield whole
+
+
+# -- opaque tokens: every token no word, date or amount is ---------------------------------
+
+#: Marks a chunk's edges may carry in prose (quotes, brackets, sentence punctuation).
+_EDGE: Final = (
+    "\"'`()[]{}<>,;!?.:*_~|\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201a\u2039\u203a\u2026"
+)
+#: A word: letters of any script, joined by apostrophes or hyphens (``don't``, ``e-mail``).
+_WORD: Final = re.compile(r"[^\W\d_]+(?:['\u2019\-][^\W\d_]+)*")
+#: Numbers that are no one's address: a date, a time (or a range of them), a year or a
+#: year's range, an amount (thousands grouped alike, two decimals at most, a currency sign
+#: or a percent), an ordinal, a short number with a unit.
+_NUMBERISH: Final = re.compile(
+    r"""(?x)
+    \d{4}-\d{1,2}-\d{1,2}(?:T\d{1,2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?   # ISO date, time
+    | \d{1,2}[./-]\d{1,2}[./-](?:\d{2}|\d{4}) | \d{4}/\d{1,2}/\d{1,2}  # other dates
+    | \d{1,2}[:.h]\d{2}(?:[:.]\d{2})?(?:[ap]\.?m\.?)?                 # a time
+      (?:[-\u2013]\d{1,2}[:.h]\d{2}(?:[ap]\.?m\.?)?)?
+    | (?:1[89]|2[01])\d{2}(?:[-\u2013/](?:(?:1[89]|2[01])?\d{2}))?    # a year, a range
+    | [-+\u2212]?[$\u20ac\u00a3\u00a5\u20b9\u20bd\u20a9]?
+      (?:\d{1,3}(?:(,)\d{3})+|\d{1,3}(?:(\.)\d{3})+|\d{1,3}(?:(')\d{3})+|\d{1,4})
+      (?:[.,]\d{1,2})?(?:%|[kKmM]|bn)?                                # an amount
+      [$\u20ac\u00a3\u00a5\u20b9\u20bd\u20a9]?
+    | \d{1,4}(?:st|nd|rd|th|[a-zA-Z\u00b0\u00b5]{1,3}\d?)             # ordinal, unit
+    """
+)
+#: Marks that make a chunk an address or a code when they join two letters or digits.
+_JOINING: Final = frozenset("@:=+*\\|^~$#%/_.&;!?,")
+#: Sigils that make a chunk a handle, a path or a pointer when a letter or digit follows.
+_SIGILS: Final = frozenset("@$~\\/")
+#: The fewest chunks of marks alone (Morse code, a tap code), of single characters, and of
+#: digit groups, read as one written token.
+MIN_SYMBOL_RUN: Final = 4
+MIN_LETTER_RUN: Final = 5
+#: The fewest digits that make a number or a digit-bearing chunk an opaque token.
+MIN_TOKEN_DIGITS: Final = 5
+_DIGIT_GROUP: Final = re.compile(r"\+?\d{1,4}")
+#: A word with a number of at most four digits after or before it.
+_AFFIXED: Final = re.compile(r"[^\W\d_]+\d{1,4}|\d{1,4}[^\W\d_]+")
+_ALNUM_RUN: Final = re.compile(r"[^\W_]+")
+_SYMBOLS: Final = re.compile(r"[.\-_*/|\u2022\u00b7\u2013\u2014]+")
+
+
+#: A text as tokens are compared (:func:`fold`): its letters and digits, and its breaks.
+Folded = tuple[str, frozenset[int]]
+
+
+@functools.lru_cache(maxsize=1024)  # a session's trusted texts are folded at every check
+def fold(text: str) -> Folded:
+    """A text as tokens are compared: :func:`shown`, look-alikes read as Latin, letters
+    case-folded, every decimal digit of any script as its ASCII digit, everything else a
+    break; the joined letters and digits, and the offsets where a break was."""
+    parts = _ALNUM_RUN.findall(shown(text).translate(_LOOKALIKE).casefold())
+    parts = [p if p.isascii() else _ascii_digits(p) for p in parts]
+    breaks = [0]
+    for part in parts:
+        breaks.append(breaks[-1] + len(part))
+    return "".join(parts), frozenset(breaks)
+
+
+def _ascii_digits(part: str) -> str:
+    return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in part)
+
+
+def _digest_like(core: str) -> bool:
+    """A commit hash or a checksum: hexadecimal digits with letters in them (no payment
+    scheme writes an address so but Ethereum's, after ``0x``, which a reader reads)."""
+    return len(core) >= 7 and _HEX.fullmatch(core) is not None and not core.isdecimal()
+
+
+def _coded(part: str) -> bool:
+    """Whether a part of a chunk (between hyphens) is a code: at least six characters,
+    two or more of them digits, letters and digits interleaved (``XK7Q2P``, ``KRK01M``;
+    not a word with a number after or before it, ``base64``, ``sha256``, ``64bit``, nor
+    ``COVID-19``, ``INV-2291`` or ``LH454``)."""
+    digits = sum(1 for c in part if c.isdecimal())
+    if len(part) < 6 or digits < 2 or _AFFIXED.fullmatch(part):
+        return False
+    return any(c.isalpha() for c in part)
+
+
+def _specific(core: str) -> bool:
+    """Whether one chunk, its edge marks stripped, is an opaque token."""
+    parts = core.split("-")
+    if len(parts) >= 3 and all(len(p) == 1 for p in parts):
+        return True  # spelled letter by letter: e-v-i-l
+    if _WORD.fullmatch(core) or _NUMBERISH.fullmatch(core) or _digest_like(core):
+        return False
+    digits = sum(1 for c in core if c.isdecimal())
+    if digits >= MIN_TOKEN_DIGITS:
+        return True
+    if core[0] in _SIGILS and len(core) > 1 and core[1].isalnum():
+        return True
+    if any(_coded(part) for part in core.split("-")):
+        return True  # letters and digits together: a code, a key, a password
+    alnum = [c.isalnum() for c in core]
+    joined = [
+        c
+        for i, c in enumerate(core)
+        if c in _JOINING and 0 < i < len(core) - 1 and alnum[i - 1] and alnum[i + 1]
+    ]
+    if not joined:
+        return False
+    segments = re.split(r"[^\w]+|_", core)
+    if set(joined) == {"."} and all(len(s) <= 1 for s in segments if s):
+        return False  # an abbreviation: e.g., U.S.A.
+    # and/or, input/output: two words either way.
+    return not (set(joined) == {"/"} and len(segments) == 2 and all(s.isalpha() for s in segments))
+
+
+def opaque_tokens(text: str) -> Iterator[str]:
+    """The opaque tokens of a text as it is shown (:func:`shown`): each chunk between
+    spaces that no word, date, time or amount is (digits with letters, five or more
+    digits, a mark inside it that joins letters or digits, a handle's or a path's sigil),
+    and each run of chunks that together write one (digit groups holding five or more
+    digits, at least :data:`MIN_LETTER_RUN` single characters, at least
+    :data:`MIN_SYMBOL_RUN` chunks of marks alone in three or more forms: Morse code)."""
+    run: list[str] = []
+    run_kind = ""
+    for chunk in [*revealed(text).translate(_LOOKALIKE).split(" "), ""]:
+        core = chunk.strip(_EDGE)
+        if chunk and _SYMBOLS.fullmatch(chunk):
+            kind, core = "symbols", chunk
+        elif core and _DIGIT_GROUP.fullmatch(core):
+            kind = "digits"
+        elif len(core) == 1 and core.isalnum():
+            kind = "letters"
+        else:
+            kind = ""
+        if kind != run_kind or (kind == "digits" and core.startswith("+")):
+            if _run_token(run_kind, run):
+                yield " ".join(run)
+            run, run_kind = [], kind
+        if kind:
+            run.append(core)
+        elif core and _specific(core):
+            yield core
+
+
+def _run_token(kind: str, run: list[str]) -> bool:
+    if kind == "digits":
+        return len(run) >= 2 and sum(c.isdecimal() for c in "".join(run)) >= MIN_TOKEN_DIGITS
+    if kind == "letters":
+        return len(run) >= MIN_LETTER_RUN
+    if kind == "symbols":
+        return len(run) >= MIN_SYMBOL_RUN and len(set(run)) >= 3
+    return False

@@ -25,7 +25,7 @@ from urllib.parse import unquote
 from ada_url import HostType, parse_url
 from cachetools import LRUCache
 
-from .opaque import identifiers, letters
+from .opaque import Folded, fold, identifiers, letters
 from .payees import account_key, accounts, wallet_key, wallets
 from .postal import addresses, postal_key
 from .regions import ALL_CODES, country_code
@@ -1111,6 +1111,29 @@ class Grounding:
             token in text and not any(token in e for e in echo) for text, echo in self._letters
         )
 
+    def holds_token(self, token: str) -> bool:
+        """Whether trusted text holds an opaque token (:func:`.opaque.opaque_tokens`): its
+        letters and digits (case-folded, digits of any script as ASCII) are a run of whole
+        parts of a trusted text's, or of a trusted field value's (as for
+        :meth:`holds_identifier`), whatever marks stand between the parts (the user may
+        type ``123 588 20 47`` and the model write ``1235882047``); what a trusted tool's
+        call was given does not count from its output."""
+        want = fold(token)[0]
+        if not want:  # marks alone (Morse code): as the text shows them
+            return any(token in revealed(text) for text, _, _ in self._sources)
+        # Newest first, and the first holder ends the search: a token the user just typed
+        # is found without folding the whole history.
+        for text, _, echo in self._sources:
+            for form in (text, *decoded_blobs(text)):
+                if _holds_parts(fold(form), want) and not _echoes(echo, want):
+                    return True
+        return any(
+            _holds_parts(fold(value), want)
+            and (is_value(value, declared) or (declared in (None, "id") and _one_id(value)))
+            and not _echoes(echo, want)
+            for value, declared, echo in self._values
+        )
+
     def _other_sigil_only(self, normal: str) -> bool:
         """Whether an id with a sigil is written in trusted text only under the other one.
 
@@ -1132,6 +1155,22 @@ class Grounding:
             if token in seen:
                 seen[token] = True
         return seen[other] and not seen[normal]
+
+
+def _echoes(echo: Sequence[str], want: str) -> bool:
+    return any(_holds_parts(fold(e), want) for e in echo)
+
+
+def _holds_parts(folded: Folded, want: str) -> bool:
+    """Whether ``want`` is a run of whole parts of a folded text (it starts and ends where
+    the text has a break)."""
+    text, breaks = folded
+    at = text.find(want)
+    while at >= 0:
+        if at in breaks and at + len(want) in breaks:
+            return True
+        at = text.find(want, at + 1)
+    return False
 
 
 def _one_id(leaf: str) -> bool:
