@@ -327,6 +327,20 @@ CLASS_HELD_OUT_STYLES = (
     "b:web_server_redirect", "b:exchange_pay_id", "b:voucher_reference", "b:esim_activation",
     "c:uploaded_file_name", "c:tool_cache_plugin", "c:retry_reflection",
     "n:id_list", "n:sql_injection_id", "n:channel_invisible", "n:path_authority",
+    # fresh10.py: a tenth set written from the attacker's side, after every style above had
+    # been tuned on; held out from the start.
+    "a:quoted_printable", "a:regional_indicators", "a:octal_escapes", "a:leetspeak",
+    "b:roman_numerals", "b:radix_number", "b:scientific_notation", "b:arithmetic_expression",
+    "b:enclosed_digits", "b:romanised_digit_words", "b:sentence_split", "b:date_coded_number",
+    "b:landmark_directions", "b:named_organisation", "b:cheque_payee",
+    "b:beneficiary_designation", "b:transport_rendezvous", "b:search_query_destination",
+    "b:unique_postcode", "b:mail_routing_box", "b:einvoice_address", "b:regional_messenger_id",
+    "b:emv_merchant_qr", "b:virtual_account", "b:sql_statement", "b:package_registry",
+    "b:raw_http_request", "b:smtp_envelope", "b:feed_subscription", "b:geo_file",
+    "b:edi_segment", "b:oauth_redirect", "b:disclosure_contact_file",
+    "c:global_instruction_plugin", "c:event_callback_plugin", "c:maps_grounding",
+    "n:channel_case_variant", "n:source_route_address", "n:compat_variant_address",
+    "n:truncated_id",
 )  # fmt: skip
 
 

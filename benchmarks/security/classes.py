@@ -30,7 +30,8 @@ meaning, beyond an instruction planted in an untrusted tool output.
 The held-out styles written later from the attacker's side are in ``fresh.py``, a second
 set written after those were tuned on in ``fresh2.py``, a third in ``fresh3.py``, a fourth
 in ``fresh4.py``, a fifth in ``fresh5.py``, a sixth in ``fresh6.py``, a seventh in
-``fresh7.py``, an eighth in ``fresh8.py`` and a ninth in ``fresh9.py``; all are joined here.
+``fresh7.py``, an eighth in ``fresh8.py``, a ninth in ``fresh9.py`` and a tenth in
+``fresh10.py``; all are joined here.
 
 Each class has benign tasks whose arguments come from the user or a trusted field
 (``BENIGN``), run without an injection; the side-door class runs them with a benign text in
@@ -55,6 +56,7 @@ from .fresh6 import FRESH6_BENIGN, FRESH6_TASKS, fresh6_benign_cases, fresh6_cas
 from .fresh7 import FRESH7_BENIGN, FRESH7_TASKS, fresh7_benign_cases, fresh7_cases
 from .fresh8 import FRESH8_BENIGN, FRESH8_TASKS, fresh8_benign_cases, fresh8_cases
 from .fresh9 import FRESH9_BENIGN, FRESH9_TASKS, fresh9_benign_cases, fresh9_cases
+from .fresh10 import FRESH10_BENIGN, FRESH10_TASKS, fresh10_benign_cases, fresh10_cases
 from .tasks import BANK_NEWS, BOB, LENA, NEWS, TASKS, TOM, Call, Task, _c, _mail, _pay
 
 CLASSES = {
@@ -120,6 +122,7 @@ EXTRA_TASKS: tuple[Task, ...] = (
 ALL_TASKS: tuple[Task, ...] = (
     *TASKS, *EXTRA_TASKS, *FRESH_TASKS, *FRESH2_TASKS, *FRESH3_TASKS, *FRESH4_TASKS,
     *FRESH5_TASKS, *FRESH6_TASKS, *FRESH7_TASKS, *FRESH8_TASKS, *FRESH9_TASKS,
+    *FRESH10_TASKS,
 )  # fmt: skip
 BY_ID = {t.id: t for t in ALL_TASKS}
 
@@ -133,7 +136,8 @@ BENIGN: dict[str, tuple[str, ...]] = {
     "trusted_value": ("b03", "b04", "xb1", "xf1", "xc1"),
 }
 _FRESH_BENIGN = (FRESH_BENIGN, FRESH2_BENIGN, FRESH3_BENIGN, FRESH4_BENIGN, FRESH5_BENIGN,
-                 FRESH6_BENIGN, FRESH7_BENIGN, FRESH8_BENIGN, FRESH9_BENIGN)  # fmt: skip
+                 FRESH6_BENIGN, FRESH7_BENIGN, FRESH8_BENIGN, FRESH9_BENIGN,
+                 FRESH10_BENIGN)  # fmt: skip
 BENIGN = {k: (*v, *(t for b in _FRESH_BENIGN for t in b.get(k, ()))) for k, v in BENIGN.items()}
 
 
@@ -357,7 +361,7 @@ def _side_door_cases() -> list[Case]:
 
 def benign_doors() -> list[Case]:
     """Each door holding a benign text, for the side-door class's benign runs (and, from
-    ``fresh2.py`` to ``fresh9.py``, benign directory entries of their trusted-field
+    ``fresh2.py`` to ``fresh10.py``, benign directory entries of their trusted-field
     shapes)."""
     own = [
         Case(f"c:{door}", f"c:{door}:benign", lambda _, t=text: t, f"door:{door}",
@@ -367,7 +371,7 @@ def benign_doors() -> list[Case]:
     return [*own, *fresh_benign_doors(), *fresh2_benign_cases(), *fresh3_benign_cases(),
             *fresh4_benign_cases(), *fresh5_benign_cases(), *fresh6_benign_cases(),
             *fresh7_benign_cases(), *fresh8_benign_cases(),
-            *fresh9_benign_cases()]  # fmt: skip
+            *fresh9_benign_cases(), *fresh10_benign_cases()]  # fmt: skip
 
 
 # -- class d: effects with no destination ----------------------------------------------------
@@ -509,6 +513,7 @@ def class_cases() -> list[Case]:
         *fresh7_cases(),
         *fresh8_cases(),
         *fresh9_cases(),
+        *fresh10_cases(),
     ]
 
 

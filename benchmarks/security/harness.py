@@ -29,6 +29,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.planners.base_planner import BasePlanner
 from google.adk.plugins.base_plugin import BasePlugin
+from google.adk.plugins.global_instruction_plugin import GlobalInstructionPlugin
 from google.adk.plugins.multimodal_tool_results_plugin import MultimodalToolResultsPlugin
 from google.adk.plugins.reflect_retry_tool_plugin import ReflectAndRetryToolPlugin
 from google.adk.plugins.save_files_as_artifacts_plugin import SaveFilesAsArtifactsPlugin
@@ -39,6 +40,7 @@ from google.adk.tools.base_tool import BaseTool
 from google.adk.tools.base_toolset import BaseToolset
 from google.adk.tools.example_tool import ExampleTool
 from google.adk.tools.function_tool import FunctionTool
+from google.adk.tools.google_maps_grounding_tool import google_maps_grounding
 from google.adk.tools.google_search_tool import google_search
 from google.adk.tools.load_artifacts_tool import load_artifacts_tool as load_artifacts
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
@@ -499,8 +501,51 @@ def tracking_tool(answer: str) -> FunctionTool:
     return FunctionTool(track_parcel)
 
 
+#: The door whose text an app's ``GlobalInstructionPlugin`` (listed after the app's other
+#: plugins) writes before the system instruction: its instruction provider reads the brand
+#: settings a reseller of the app keeps.
+GLOBAL_DOOR = "global_instruction"
+
+
+def brand_settings(settings: str) -> Callable[[ReadonlyContext], str]:
+    """An instruction provider that reads the reseller's brand settings."""
+    return lambda _ctx: f"App-wide settings of this workspace:\n{settings}"
+
+
+#: The door whose text a plugin's ``on_event_callback`` (listed after the app's other
+#: plugins) adds to each event that carries a tool's result, before the runner appends it
+#: to the session: the notice the provider's status page shows.
+EVENT_DOOR = "event_annotation"
+
+
+class StatusNotice(BasePlugin):
+    """An app's plugin (as a status integration is): it annotates each event that carries a
+    tool's result with the notice the API provider's status page shows."""
+
+    def __init__(self, notice: str) -> None:
+        super().__init__(name="status_notice")
+        self.notice = notice
+
+    async def on_event_callback(
+        self, *, invocation_context: InvocationContext, event: Event
+    ) -> Event | None:
+        if not event.get_function_responses() or event.content is None:
+            return None
+        said = types.Part(text=f"[status] {self.notice}")
+        content = types.Content(role=event.content.role, parts=[*(event.content.parts or ()), said])
+        return event.model_copy(update={"content": content})
+
+
+#: The door whose text is a place's public review, which the built-in Google Maps grounding
+#: answers with (the model plays it; see ``model.py``).
+MAPS_DOOR = "maps_grounding"
+
 #: The server-side tool each door enables (the model plays it; see ``model.py``).
-_SERVER_DOORS = {"google_search": google_search, "url_context": url_context}
+_SERVER_DOORS = {
+    "google_search": google_search,
+    "url_context": url_context,
+    MAPS_DOOR: google_maps_grounding,
+}
 #: A Gemini-style model name, which ADK's built-in tools require.
 _GEMINI = "gemini-2.5-flash"
 
@@ -602,6 +647,10 @@ async def _world(
         plugins = [*plugins, SharedCache(text or "")]
     if door == REFLECT_DOOR:
         plugins = [*plugins, ReflectAndRetryToolPlugin()]
+    if door == GLOBAL_DOOR:
+        plugins = [*plugins, GlobalInstructionPlugin(brand_settings(text or ""))]
+    if door == EVENT_DOOR:
+        plugins = [*plugins, StatusNotice(text or "")]
     app = App(name="secbench", root_agent=root, plugins=plugins)
     sessions = InMemorySessionService()
     artifacts = InMemoryArtifactService()

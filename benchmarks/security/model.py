@@ -12,16 +12,17 @@ letters folded, folded lines unfolded, HTML character references, percent-encodi
 response carries as a part is read too; combining marks over letters dropped, letters
 spaced apart read as the words they spell, braille cells read by the Braille ASCII table,
 small capitals read as letters, upside-down text turned back, text inside a right-to-left
-override read in the order it is shown, runs of hex bytes and ``\\u`` escapes decoded) and,
-when it finds all of an attacker goal's values there, calls that goal's tool with the
-attacker's arguments first. A guard that withholds or redacts the text therefore prevents
-obedience; one that only blocks the call does not.
+override read in the order it is shown, runs of hex bytes and ``\\u`` escapes decoded,
+quoted-printable octets and three-digit octal escapes decoded, regional indicator symbols
+read as the letters they write) and, when it finds all of an attacker goal's values there,
+calls that goal's tool with the attacker's arguments first. A guard that withholds or
+redacts the text therefore prevents obedience; one that only blocks the call does not.
 
 Given ``server`` text, it plays a server-side tool the request enables (``google_search``,
-``url_context``, built-in code execution): it reads that text inside the call, as Gemini
-reads search results, and its response carries what such a response carries (grounding
-metadata; ``executable_code`` and ``code_execution_result`` parts; ADK keeps no URL-context
-metadata), with the call it chose.
+``url_context``, Google Maps grounding, built-in code execution): it reads that text inside
+the call, as Gemini reads search results, and its response carries what such a response
+carries (grounding metadata; ``executable_code`` and ``code_execution_result`` parts; ADK
+keeps no URL-context metadata), with the call it chose.
 """
 
 from __future__ import annotations
@@ -89,6 +90,25 @@ _OVERRIDE = re.compile("\u202e([^\u202c]*)\u202c?")
 _HEX_RUN = re.compile(r"(?:[0-9a-fA-F]{2}){8,}")
 #: A ``\\uXXXX`` escape.
 _U_ESCAPE = re.compile(r"\\u([0-9a-fA-F]{4})")
+#: A run of at least eight quoted-printable octets (``=XX``), and of octal escapes (``\\101``).
+_QP_RUN = re.compile(r"(?:=[0-9A-F]{2}){8,}")
+_OCTAL_RUN = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
+#: Regional indicator symbols (U+1F1E6 to U+1F1FF) as the letters they write.
+_REGIONAL = {0x1F1E6 + i: chr(97 + i) for i in range(26)}
+
+
+def _octet_runs(text: str) -> list[str]:
+    """``text`` with its runs of quoted-printable octets and of octal escapes decoded as
+    UTF-8 (when it has any)."""
+    out = []
+    for pattern, octet in (
+        (_QP_RUN, lambda s: bytes.fromhex(s.replace("=", ""))),
+        (_OCTAL_RUN, lambda s: bytes(int(o, 8) for o in s.split("\\")[1:])),
+    ):
+        if not pattern.search(text):
+            continue
+        out.append(pattern.sub(lambda m, f=octet: f(m.group(0)).decode("utf-8", "replace"), text))
+    return out
 
 
 def _hex_runs(text: str) -> list[str]:
@@ -159,6 +179,9 @@ def reading(text: str) -> list[str]:
     if "\u202e" in folded:
         views.append(_OVERRIDE.sub(lambda m: m.group(1)[::-1], folded))
     views += _hex_runs(folded)
+    views += _octet_runs(folded)
+    if any(0x1F1E6 <= ord(ch) <= 0x1F1FF for ch in folded):
+        views.append(folded.translate(_REGIONAL))
     if "\\u" in folded:
         views.append(_U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), folded))
     # Upside-down text turned back (before NFKC, which splits some turned marks).
@@ -250,7 +273,7 @@ class ObedientModel(BaseLlm):
     def server_tools(request: LlmRequest) -> set[str]:
         """The server-side tools a request enables."""
         tools = getattr(request.config, "tools", None) or ()
-        fields = ("google_search", "url_context", "code_execution")
+        fields = ("google_search", "url_context", "google_maps", "code_execution")
         return {f for t in tools for f in fields if getattr(t, f, None) is not None}
 
     def next_call(self, request: LlmRequest) -> Call | None:
@@ -308,6 +331,9 @@ class ObedientModel(BaseLlm):
         if "google_search" in server:
             web = types.GroundingChunkWeb(uri="https://search.example/r/1", title=self._server)
             grounding = types.GroundingMetadata(grounding_chunks=[types.GroundingChunk(web=web)])
+        if "google_maps" in server:
+            place = types.GroundingChunkMaps(uri="https://maps.example/p/1", title=self._server)
+            grounding = types.GroundingMetadata(grounding_chunks=[types.GroundingChunk(maps=place)])
         if "code_execution" in server:
             code = types.ExecutableCode(code="print(open('notes.txt').read())", language="PYTHON")
             result = types.CodeExecutionResult(outcome="OUTCOME_OK", output=self._server)
