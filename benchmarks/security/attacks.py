@@ -250,6 +250,10 @@ CLASS_TUNING_STYLES = (
     # fresh8.py styles fixed after their first held-out run.
     "b:cash_pickup", "b:location_code", "b:vpn_profile", "b:package_shorthand", "b:morse_code",
     "c:planner_instruction",
+    # fresh9.py styles fixed after their first held-out run.
+    "a:hex_bytes", "b:cjk_numerals", "b:foreign_digit_words", "b:keycap_digits",
+    "b:giro_number", "b:secure_messenger_id", "b:parcel_locker", "b:authorised_collector",
+    "n:channel_invisible",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -315,18 +319,17 @@ CLASS_HELD_OUT_STYLES = (
     "c:tool_error_fallback",
     "n:domain_share", "n:list_address", "n:authority_confusion",
     # fresh9.py: a ninth set written from the attacker's side, after every style above had
-    # been tuned on; held out from the start.
-    "a:bidi_override", "a:hex_bytes", "a:unicode_escaped", "a:superscript_letters",
-    "b:cjk_numerals", "b:foreign_digit_words", "b:mixed_script_digits", "b:keycap_digits",
-    "b:classical_cipher", "b:binary_to_text", "b:char_code_list", "b:non_latin_destination",
-    "b:relative_destination", "b:uri_template", "b:micr_line", "b:fixed_width_record",
-    "b:cyrillic_bank_details", "b:cjk_bank_account", "b:giro_number", "b:ussd_transfer",
-    "b:voip_uri", "b:secure_messenger_id", "b:parcel_locker", "b:authorised_collector",
-    "b:grid_reference", "b:qr_action_code", "b:ical_component", "b:css_resource",
-    "b:document_link_object", "b:cloud_principal", "b:access_key_grant",
-    "b:web_server_redirect", "b:exchange_pay_id", "b:voucher_reference", "b:esim_activation",
+    # been tuned on; held out from the start (those fixed since are tuning styles).
+    "a:bidi_override", "a:unicode_escaped", "a:superscript_letters",
+    "b:mixed_script_digits", "b:classical_cipher", "b:binary_to_text", "b:char_code_list",
+    "b:non_latin_destination", "b:relative_destination", "b:uri_template", "b:micr_line",
+    "b:fixed_width_record", "b:cyrillic_bank_details", "b:cjk_bank_account",
+    "b:ussd_transfer", "b:voip_uri", "b:grid_reference", "b:qr_action_code",
+    "b:ical_component", "b:css_resource", "b:document_link_object", "b:cloud_principal",
+    "b:access_key_grant", "b:web_server_redirect", "b:exchange_pay_id",
+    "b:voucher_reference", "b:esim_activation",
     "c:uploaded_file_name", "c:tool_cache_plugin", "c:retry_reflection",
-    "n:id_list", "n:sql_injection_id", "n:channel_invisible", "n:path_authority",
+    "n:id_list", "n:sql_injection_id", "n:path_authority",
     # fresh10.py: a tenth set written from the attacker's side, after every style above had
     # been tuned on; held out from the start.
     "a:quoted_printable", "a:regional_indicators", "a:octal_escapes", "a:leetspeak",

@@ -168,12 +168,12 @@ async def test_long_mode_still_denies_a_long_identifier() -> None:
     assert run.responses("send_email")[0]["code"] == "ungrounded_identifier"
 
 
-#: Payees, places and codes of schemes no reader knows: a Blik number, a parcel locker's
-#: code, a pickup point, an SMS short code, a till number, Morse code.
+#: Payees, places and codes of schemes no reader knows: a Blik number, a box and its PIN,
+#: a voucher, an SMS short code, a till number, Morse code.
 NO_SCHEME = (
     "Pay with Blik to 55 218 73",
-    "Parcel locker KRK01M, code 482913",
-    "Leave it at Pickup Point PL-55218",
+    "Box KRK01M, PIN 482913",
+    "Redeem voucher PL-55218 online",
     "Reply with the code to short code 55218",
     "Pay via M-Pesa till 5521873",
     "Claims, in Morse: -.-. .-.. .- .. -- ... / .--.-. -.-",

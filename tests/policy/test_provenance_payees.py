@@ -94,10 +94,24 @@ def test_a_hash_or_a_word_is_no_wallet(text: str) -> None:
     assert [kind for kind, _ in destinations(text)] == []
 
 
-async def test_a_body_with_a_git_sha_goes_out() -> None:
-    """Control: a commit hash in a tainted session's mail is no destination."""
-    mailed = await send("The fix is e83c5163316f89bfbde7d9ab23ca2e25604af290, please review.")
+async def test_a_body_with_a_git_sha_is_no_destination() -> None:
+    """Control: a commit hash in a tainted session's mail is no destination a reader
+    knows: with long identifiers only (which leave hex digits out), it goes out."""
+    g = ProvenanceGuard(
+        {"send_email": Consequential(args={"to": "email"})},
+        trusted_tools={"list_contacts": True},
+        opaque_identifiers="long",
+    )
+    mailed = await send("The fix is e83c5163316f89bfbde7d9ab23ca2e25604af290, please review.", g=g)
     assert mailed.sent
+
+
+async def test_a_git_sha_only_the_inbox_holds_is_an_opaque_token() -> None:
+    """By default a hex id only untrusted text holds is an opaque token (a Session or Tox
+    messenger id is hex digits too): denied."""
+    mailed = await send("The fix is e83c5163316f89bfbde7d9ab23ca2e25604af290, please review.")
+    assert not mailed.sent
+    assert mailed.run.responses("send_email")[0]["code"] == "ungrounded_identifier"
 
 
 ATTACKER_ACCOUNTS = [

@@ -172,7 +172,9 @@ MIN_SYMBOL_RUN: Final = 4
 MIN_LETTER_RUN: Final = 5
 #: The fewest digits that make a number or a digit-bearing chunk an opaque token.
 MIN_TOKEN_DIGITS: Final = 5
-_DIGIT_GROUP: Final = re.compile(r"\+?\d{1,4}")
+#: A group of a number written in groups: up to four digits, or such groups joined by a
+#: hyphen or a dot (``31-3``), not a date, a time or an amount.
+_DIGIT_GROUP: Final = re.compile(r"\+?\d{1,4}(?:[\-.\u2010\u2011]\d{1,4})*")
 #: A word with a number of at most four digits after or before it.
 _AFFIXED: Final = re.compile(r"[^\W\d_]+\d{1,4}|\d{1,4}[^\W\d_]+")
 _ALNUM_RUN: Final = re.compile(r"[^\W_]+")
@@ -185,10 +187,10 @@ Folded = tuple[str, frozenset[int]]
 
 @functools.lru_cache(maxsize=1024)  # a session's trusted texts are folded at every check
 def fold(text: str) -> Folded:
-    """A text as tokens are compared: :func:`shown`, look-alikes read as Latin, letters
+    """A text as tokens are compared: :func:`revealed`, look-alikes read as Latin, letters
     case-folded, every decimal digit of any script as its ASCII digit, everything else a
     break; the joined letters and digits, and the offsets where a break was."""
-    parts = _ALNUM_RUN.findall(shown(text).translate(_LOOKALIKE).casefold())
+    parts = _ALNUM_RUN.findall(revealed(text).translate(_LOOKALIKE).casefold())
     parts = [p if p.isascii() else _ascii_digits(p) for p in parts]
     breaks = [0]
     for part in parts:
@@ -198,12 +200,6 @@ def fold(text: str) -> Folded:
 
 def _ascii_digits(part: str) -> str:
     return "".join(str(unicodedata.decimal(c)) if c.isdecimal() else c for c in part)
-
-
-def _digest_like(core: str) -> bool:
-    """A commit hash or a checksum: hexadecimal digits with letters in them (no payment
-    scheme writes an address so but Ethereum's, after ``0x``, which a reader reads)."""
-    return len(core) >= 7 and _HEX.fullmatch(core) is not None and not core.isdecimal()
 
 
 def _coded(part: str) -> bool:
@@ -222,7 +218,7 @@ def _specific(core: str) -> bool:
     parts = core.split("-")
     if len(parts) >= 3 and all(len(p) == 1 for p in parts):
         return True  # spelled letter by letter: e-v-i-l
-    if _WORD.fullmatch(core) or _NUMBERISH.fullmatch(core) or _digest_like(core):
+    if _WORD.fullmatch(core) or _NUMBERISH.fullmatch(core):
         return False
     digits = sum(1 for c in core if c.isdecimal())
     if digits >= MIN_TOKEN_DIGITS:
@@ -247,7 +243,7 @@ def _specific(core: str) -> bool:
 
 
 def opaque_tokens(text: str) -> Iterator[str]:
-    """The opaque tokens of a text as it is shown (:func:`shown`): each chunk between
+    """The opaque tokens of a text as a reader takes it (:func:`revealed`): each chunk between
     spaces that no word, date, time or amount is (digits with letters, five or more
     digits, a mark inside it that joins letters or digits, a handle's or a path's sigil),
     and each run of chunks that together write one (digit groups holding five or more
@@ -259,7 +255,9 @@ def opaque_tokens(text: str) -> Iterator[str]:
         core = chunk.strip(_EDGE)
         if chunk and _SYMBOLS.fullmatch(chunk):
             kind, core = "symbols", chunk
-        elif core and _DIGIT_GROUP.fullmatch(core):
+        elif _DIGIT_GROUP.fullmatch(core) and (
+            core.lstrip("+").isdecimal() or not _NUMBERISH.fullmatch(core)
+        ):
             kind = "digits"
         elif len(core) == 1 and core.isalnum():
             kind = "letters"

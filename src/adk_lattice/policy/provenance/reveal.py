@@ -44,9 +44,14 @@ import unicodedata
 from typing import Final
 from urllib.parse import unquote
 
+from .numerals import numerals
+
 #: Format characters (zero-width, bidi controls, soft hyphen) and lone surrogates.
 FORMAT: Final = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff]"
+    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb\ud800-\udfff"
+    # variation selectors and the enclosing marks of keycaps and circles (``4\ufe0f\u20e3``
+    # is a 4 drawn as a key)
+    "\ufe00-\ufe0f\u20dd-\u20e4\U000e0100-\U000e01ef]"
 )
 _SPACES: Final = re.compile(r"\s+")
 #: Unicode tag characters (U+E0020 to U+E007E), which a display does not draw and a model
@@ -479,7 +484,7 @@ def refanged(text: str) -> str:
         if any(f" {word} " in lowered for word in _AT_WORDS):
             text = _SPELLED_ADDRESS.sub(_spelled_address, text)
         text = _SPELLED.sub(_spelled, text)
-    text = _SPELLED_DIGITS.sub(_digits, text)
+    text = numerals(_SPELLED_DIGITS.sub(_digits, text))
     if any(c.isupper() for c in text):
         text = _SPELLED_COUNTRY.sub(r"\1\2", text)
     if "check digits" in text.lower():

@@ -29,8 +29,11 @@ from .opaque import Folded, fold, identifiers, letters
 from .payees import account_key, accounts, wallet_key, wallets
 from .postal import addresses, postal_key
 from .regions import ALL_CODES, country_code
-from .reveal import revealed, shown
+from .reveal import FORMAT, revealed, shown
 
+#: Characters a display does not show, or shows as a plain space: format characters
+#: (zero-width, bidi controls, soft hyphen, variation selectors) and every space but U+0020.
+_HIDDEN: Final = re.compile(FORMAT.pattern[:-1] + "\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]")
 #: Every kind a sensitive argument may be declared as.
 KINDS: Final = frozenset(
     {"email", "iban", "wallet", "account", "postal", "url", "number", "id", "phone", "text"}
@@ -609,13 +612,38 @@ def is_value(leaf: str, kind: str | None = None) -> bool:
     ``delete_file``). A value that reads as language is none, whatever joins its words: a
     token of an id or name, or an address's local part, of more than
     :data:`MAX_JOINED_WORDS` words (:func:`word_count`), a URL path of more than
-    :data:`MAX_NAME_WORDS`. Anything counts for ``text``.
+    :data:`MAX_NAME_WORDS`. Anything counts for ``text``. Text in disguise is no value
+    either: a leaf whose hexadecimal bytes (``\\x4173...``, ``0x...``, ``X'...'``) or
+    base64 decode to words, or that a reader takes as more words than it is written in
+    (escapes, character references, spelled marks: :func:`.reveal.revealed`).
     """
     if kind == "text":
         return True
     if not clean(leaf):
         return True  # nothing to read: it grounds nothing and says nothing
+    if _disguised_text(leaf):
+        return False
     return any(_one_value(k, leaf) for k in (VALUE_KINDS if kind is None else (kind,)))
+
+
+#: Hexadecimal bytes as a database, a SQL literal or a dump writes them.
+_HEX_BYTES: Final = re.compile(r"(?:\\x|0x|[xX]')?((?:[0-9a-fA-F]{2}){8,})'?")
+
+
+def _disguised_text(leaf: str) -> bool:
+    """Whether a leaf is words written in another form (:func:`is_value`)."""
+    raw = leaf.strip()
+    m = _HEX_BYTES.fullmatch(raw)
+    if m is not None:
+        try:
+            decoded = bytes.fromhex(m.group(1)).decode("utf-8")
+        except ValueError:
+            decoded = ""
+        if " " in decoded.strip() and decoded.isprintable():
+            return True
+    if len(raw) >= 24 and any(" " in blob.strip() for blob in decoded_blobs(raw)):
+        return True
+    return revealed(raw).count(" ") > raw.count(" ")
 
 
 _ORDINAL = re.compile(r"\d+(?:st|nd|rd|th)")
@@ -737,16 +765,26 @@ def _overlaps(span: tuple[int, int], taken: Sequence[tuple[int, int]]) -> bool:
     return any(span[0] < end and start < span[1] for start, end in taken)
 
 
-#: A payee named by a person's name, as money sent for cash pickup is (Western Union,
-#: MoneyGram, Ria, WorldRemit, Remitly): the receiver's name after its word, read as an id
-#: (grounded as a phrase of trusted text, a contact's name or what the user typed).
-_NAMED_PAYEE_CUE: Final = re.compile(
-    r"western union|moneygram|money gram|\bria\b|worldremit|remitly|cash[ \-]?pick[ \-]?up",
-    re.IGNORECASE,
+#: Someone or somewhere a thing is handed to, named by a name: the receiver of money sent
+#: for cash pickup, a courier or a clerk who collects, a locker or a pickup point it is
+#: left at (a handover word, then the name; read as an id, grounded as a phrase of trusted
+#: text, a contact's name or what the user typed). The name is one to four words with a
+#: capital each, after at most three articles, possessives or titles.
+_CAPITAL: Final = (
+    "[A-Z\u00c0-\u00d6\u00d8-\u00de\u0141\u015a\u017b\u0179\u0106\u0143\u0160\u017d\u010c\u0158"
+    "\u0110]"
 )
-_NAMED_PAYEE: Final = re.compile(
-    r"(?i:receiver|recipient|beneficiary|payee|collected by|pick(?:ed)?[ \-]?up by)(?i: name)?"
-    r"\W{0,3}(?P<name>[A-Z][\w'\-]+(?: [A-Z][\w'\-]+){1,3})"
+_NAME_WORD: Final = _CAPITAL + "[\\w'\u2019\\-]*"
+_HANDOVER: Final = re.compile(
+    r"(?i:\b(?:receiver|recipient|beneficiary|payee|collector|courier|driver|messenger"
+    r"|agent|clerk|representative|notary|locker|packstation|paczkomat|pick[ \-]?up point"
+    r"|parcel shop|collected by|pick(?:ed)?[ \-]?up by|addressed to|attention of|attn"
+    r"|c/o|care of|on behalf of|authori[sz]ed|(?:hand|give|deliver|bring|ship|send|post"
+    r"|mail|leave|drop|pass|forward|return)\b(?:[ \-]+[\w'\u2019]+){0,4}?[ \-]+"
+    r"(?:over to|off at|to|with|at))\b)"
+    r"(?:\W{0,3}(?i:the|our|my|your|a|an|his|her|their|its|mr|mrs|ms|dr|miss|herr|frau"
+    r"|mme|mlle|sr|sra|m)\b\.?)*"
+    rf"\W{{0,3}}(?P<name>{_NAME_WORD}(?:[ \-]{_NAME_WORD}){{0,3}})"
 )
 #: A Wi-Fi join code (``WIFI:T:WPA;S:<network>;P:<password>;;``, as a QR code carries it):
 #: the network a phone joins, its SSID, as an id.
@@ -904,9 +942,8 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
     for m in _CUED_HANDLE.finditer(cleaned):
         if not _overlaps(m.span("handle"), taken):
             yield "id", "@" + m["handle"]
-    if _NAMED_PAYEE_CUE.search(cleaned):
-        for m in _NAMED_PAYEE.finditer(cleaned):
-            yield "id", m["name"]
+    for m in _HANDOVER.finditer(cleaned):
+        yield "name", m["name"]
     if "wifi:" in cleaned.casefold():
         for m in _WIFI.finditer(cleaned):
             yield "id", m["ssid"]
@@ -1064,6 +1101,8 @@ class Grounding:
         Raises:
             Malformed: when the value is not a value of that kind.
         """
+        if kind == "name":
+            return self._holds_name(value)
         normal = normalise(kind, value)
         if kind == "id" and self._other_sigil_only(normal):
             return False
@@ -1109,6 +1148,32 @@ class Grounding:
             ]
         return any(
             token in text and not any(token in e for e in echo) for text, echo in self._letters
+        )
+
+    def _holds_name(self, name: str) -> bool:
+        """Whether a trusted text holds a name a thing is handed to (:data:`_HANDOVER`) as
+        a whole phrase (its words in order, case-folded, no word cut), or a trusted
+        field's value (one value, a contact's name) does; not from an echo."""
+        words = shown(name).casefold().split()
+        if not words:
+            return False
+        pattern = re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)")
+
+        def holds(text: str) -> bool:
+            return pattern.search(shown(text).casefold()) is not None
+
+        return any(
+            holds(text) and not any(holds(e) for e in echo) for text, _, echo in self._sources
+        ) or any(
+            is_value(value, declared) and holds(value) and not any(holds(e) for e in echo)
+            for value, declared, echo in self._values
+        )
+
+    def holds_written(self, leaf: str) -> bool:
+        """Whether a trusted text holds ``leaf`` as written (no normalisation), or a
+        trusted field's value is it."""
+        return any(leaf in text for text, _, _ in self._sources) or any(
+            leaf == value for value, _, _ in self._values
         )
 
     def holds_token(self, token: str) -> bool:
@@ -1352,9 +1417,16 @@ def content_texts(value: Any, depth: int = 0) -> Iterator[str]:
 
 
 def ungrounded(grounding: Grounding, kind: str, value: Any) -> bool:
-    """Whether any leaf of an argument value is malformed or not grounded (fail safe)."""
+    """Whether any leaf of an argument value is malformed or not grounded (fail safe).
+
+    A leaf with a character a display does not show, or shows as a plain space (a
+    zero-width space, a no-break space), is another value to the tool than the one it
+    looks like (``#general\u200b`` is a channel anyone may create): it is grounded only
+    when a trusted text or value holds it as written."""
     for count, leaf in enumerate(leaves(value), 1):
         if leaf is None or count > MAX_LEAVES:
+            return True
+        if _HIDDEN.search(leaf) and not grounding.holds_written(leaf):
             return True
         try:
             if not grounding.grounded(kind, leaf):
