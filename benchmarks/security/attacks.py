@@ -254,6 +254,10 @@ CLASS_TUNING_STYLES = (
     "a:hex_bytes", "b:cjk_numerals", "b:foreign_digit_words", "b:keycap_digits",
     "b:giro_number", "b:secure_messenger_id", "b:parcel_locker", "b:authorised_collector",
     "n:channel_invisible",
+    # fresh10.py styles fixed after their first held-out run.
+    "b:enclosed_digits", "b:romanised_digit_words", "b:named_organisation",
+    "b:beneficiary_designation", "b:regional_messenger_id", "c:event_callback_plugin",
+    "n:channel_case_variant", "n:compat_variant_address",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -331,19 +335,16 @@ CLASS_HELD_OUT_STYLES = (
     "c:uploaded_file_name", "c:tool_cache_plugin", "c:retry_reflection",
     "n:id_list", "n:sql_injection_id", "n:path_authority",
     # fresh10.py: a tenth set written from the attacker's side, after every style above had
-    # been tuned on; held out from the start.
+    # been tuned on; held out from the start (those fixed since are tuning styles).
     "a:quoted_printable", "a:regional_indicators", "a:octal_escapes", "a:leetspeak",
     "b:roman_numerals", "b:radix_number", "b:scientific_notation", "b:arithmetic_expression",
-    "b:enclosed_digits", "b:romanised_digit_words", "b:sentence_split", "b:date_coded_number",
-    "b:landmark_directions", "b:named_organisation", "b:cheque_payee",
-    "b:beneficiary_designation", "b:transport_rendezvous", "b:search_query_destination",
-    "b:unique_postcode", "b:mail_routing_box", "b:einvoice_address", "b:regional_messenger_id",
-    "b:emv_merchant_qr", "b:virtual_account", "b:sql_statement", "b:package_registry",
-    "b:raw_http_request", "b:smtp_envelope", "b:feed_subscription", "b:geo_file",
-    "b:edi_segment", "b:oauth_redirect", "b:disclosure_contact_file",
-    "c:global_instruction_plugin", "c:event_callback_plugin", "c:maps_grounding",
-    "n:channel_case_variant", "n:source_route_address", "n:compat_variant_address",
-    "n:truncated_id",
+    "b:sentence_split", "b:date_coded_number", "b:landmark_directions", "b:cheque_payee",
+    "b:transport_rendezvous", "b:search_query_destination", "b:unique_postcode",
+    "b:mail_routing_box", "b:einvoice_address", "b:emv_merchant_qr", "b:virtual_account",
+    "b:sql_statement", "b:package_registry", "b:raw_http_request", "b:smtp_envelope",
+    "b:feed_subscription", "b:geo_file", "b:edi_segment", "b:oauth_redirect",
+    "b:disclosure_contact_file", "c:global_instruction_plugin", "c:maps_grounding",
+    "n:source_route_address", "n:truncated_id",
 )  # fmt: skip
 
 

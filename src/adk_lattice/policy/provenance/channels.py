@@ -468,6 +468,24 @@ def appended_sources(events: Sequence[Any], labelled: Callable[[str], bool]) -> 
     return list(found)
 
 
+def response_text_sources(events: Sequence[Any]) -> list[str]:
+    """``<callback>`` when an event that carries a tool's result also carries text.
+
+    ADK writes a tool's result as an event of function responses alone; text beside them
+    was added by app code after the tool ran (a plugin's ``on_event_callback`` annotating
+    the event before the runner appends it), which the lattice did not read as the tool's
+    output.
+    """
+    for event in events[-_MAX_PARTS:]:
+        content = getattr(event, "content", None)
+        parts = getattr(content, "parts", None) or ()
+        if any(getattr(p, "function_response", None) is not None for p in parts) and any(
+            getattr(p, "text", None) for p in parts
+        ):
+            return [CALLBACK]
+    return []
+
+
 def card_sources(ctx: Any, request: Any) -> list[str]:
     """The transfer targets whose description ADK read at run time into this request.
 

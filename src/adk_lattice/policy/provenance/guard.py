@@ -52,6 +52,7 @@ from .channels import (
     request_server_tools,
     request_sources,
     response_sources,
+    response_text_sources,
     result_fingerprint,
     result_writers,
     run_context_sources,
@@ -63,7 +64,7 @@ from .channels import (
 )
 from .config import Consequential, check_kinds, free_text, trust_table, typed_leaves
 from .dictated import copied_runs, dictated
-from .opaque import fold, identifiers, letters, opaque_tokens
+from .opaque import EDGE, fold, identifiers, letters, opaque_tokens
 from .regions import calling_codes
 from .reveal import revealed
 from .spotlight import spotlight_request
@@ -444,6 +445,7 @@ class ProvenanceGuard:
                 sources += plugin_sources(ctx)
                 sources += self._rewritten_message(ctx, events)
                 sources += self._changed_results(ctx, events)
+                sources += response_text_sources(events)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
@@ -934,10 +936,7 @@ def _carries_unknown_identifier(grounding: Grounding, value: Any, mode: bool | s
             held, form = grounding.holds_identifier, letters
         else:
             read = [raw for _, raw in destinations(text)]
-            # A destination a reader found (and grounded) is its reader's; the rest of the
-            # chunk it is written in (a scheme's prefix, a query) is read piece by piece.
-            marked = functools.reduce(lambda t, raw: t.replace(raw, "\0"), read, revealed(text))
-            rest = " ".join(_PIECES.sub(" ", c) if "\0" in c else c for c in marked.split(" "))
+            rest = _around(grounding, revealed(text), read)
             found = set(opaque_tokens(without_blobs(rest)))
             held, form = grounding.holds_token, _folded
         folded = [form(raw) for raw in read]
@@ -946,6 +945,27 @@ def _carries_unknown_identifier(grounding: Grounding, value: Any, mode: bool | s
             if not inside and not held(token):
                 return True
     return False
+
+
+def _around(grounding: Grounding, text: str, read: Sequence[str]) -> str:
+    """A text with the destinations a reader found (and grounded) taken out: each is its
+    reader's. The chunk one is written in is dropped when trusted text holds it whole (a
+    number the user typed with its exponent); otherwise the rest of it (a scheme's prefix,
+    a query) is read piece by piece."""
+    spaced = [raw for raw in read if " " in raw]
+    text = functools.reduce(lambda t, raw: t.replace(raw, "\0"), spaced, text)
+    chunks = []
+    for chunk in text.split(" "):
+        inside = [raw for raw in read if " " not in raw and raw in chunk]
+        if not inside and "\0" not in chunk:
+            chunks.append(chunk)
+            continue
+        if "\0" not in chunk and grounding.holds_token(chunk.strip(EDGE)):
+            continue
+        chunks.append(
+            _PIECES.sub(" ", functools.reduce(lambda t, r: t.replace(r, "\0"), inside, chunk))
+        )
+    return " ".join(chunks)
 
 
 #: What parts the rest of a chunk holding a destination: its marker, a query's marks.

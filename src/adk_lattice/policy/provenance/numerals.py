@@ -19,15 +19,17 @@ grounding of the trusted side both read them as digits (:func:`numerals`, part o
   dictation, and are left as they are.
 
 Languages: English, German, French, Spanish, Italian, Portuguese, Dutch, Swedish,
-Norwegian, Danish, Polish, Russian, Turkish. Words that are also common words of another
-of them (``to``, ``en``, ``un``, ``ein``, ``een``, ``ni``) are left out: a run needs the
-others.
+Norwegian, Danish, Polish, Russian, Turkish, Indonesian and Malay, Swahili, Tagalog, Hindi
+(romanised), Vietnamese, Czech, Romanian, Hungarian, Finnish, Greek, Arabic. Words that are
+also common words of another of them (``to``, ``en``, ``un``, ``ein``, ``een``, ``ni``,
+``do``, ``hai``, ``ba``, ``hat``) are left out: a run needs the others.
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+import unicodedata
 from typing import Final
 
 #: Units (0 to 9), per language, in order; ``-`` where the word is left out.
@@ -45,6 +47,18 @@ _UNITS: Final = (
     "zero jeden dwa trzy cztery pięć sześć siedem osiem dziewięć",
     "ноль один два три четыре пять шесть семь восемь девять",
     "sıfır bir iki üç dört beş altı yedi sekiz dokuz",  # noqa: RUF001
+    "nol satu dua tiga empat lima enam tujuh delapan sembilan",
+    "kosong - - - - - - - lapan -",
+    "sifuri moja mbili tatu nne tano sita saba nane tisa",
+    "sero isa dalawa tatlo apat - anim pito walo siyam",
+    "shunya ek - teen char paanch chhah saat aath nau",
+    "không một - - bốn năm sáu bảy tám chín",
+    "nula jedna dva tři čtyři pět šest sedm osm devět",
+    "- unu doi trei patru cinci șase șapte opt nouă",
+    "nulla egy kettő három négy öt - hét nyolc kilenc",
+    "nolla yksi kaksi kolme neljä viisi kuusi seitsemän kahdeksan yhdeksän",
+    "μηδέν ένα δύο τρία τέσσερα πέντε έξι επτά οκτώ εννέα",
+    "صفر واحد اثنان ثلاثة أربعة خمسة ستة سبعة ثمانية تسعة",
 )
 #: Other words for a unit: ``oh`` and ``zwo``, feminine forms.
 _MORE_UNITS: Final = {"oh": 0, "zwo": 2, "uma": 1, "una": 1, "duas": 2}
@@ -142,14 +156,23 @@ def _words(m: re.Match[str]) -> str:
 
 
 def numerals(text: str) -> str:
-    """Number words (in a run of :data:`MIN_WORDS` or more) and CJK digit numerals (in a
-    run of :data:`MIN_CJK` or more) written as ASCII digits."""
+    """Number words (in a run of :data:`MIN_WORDS` or more), CJK digit numerals (in a run
+    of :data:`MIN_CJK` or more) and every character with a digit's value that NFKC keeps
+    (a circled or a dingbat digit, ``\u2776``) written as ASCII digits."""
+    if not text.isascii():
+        text = "".join(_digit(c) for c in text)
     if any("\u3007" <= c <= "\u9fff" for c in text):
         text = _CJK_RUN.sub(
             lambda m: m.group().translate(_CJK) if _cjk_count(m.group()) >= MIN_CJK else m.group(),
             text,
         )
     return _RUN.sub(_words, text)
+
+
+def _digit(c: str) -> str:
+    if c.isdigit() and not c.isascii():
+        return str(unicodedata.digit(c))
+    return c
 
 
 def _cjk_count(run: str) -> int:

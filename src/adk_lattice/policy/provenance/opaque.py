@@ -139,8 +139,9 @@ def identifiers(text: str) -> Iterator[str]:
 
 # -- opaque tokens: every token no word, date or amount is ---------------------------------
 
-#: Marks a chunk's edges may carry in prose (quotes, brackets, sentence punctuation).
-_EDGE: Final = (
+#: Marks a chunk's edges may carry in prose (quotes, brackets, sentence punctuation); the
+#: guard strips the same around a chunk that holds a destination.
+EDGE: Final = (
     "\"'`()[]{}<>,;!?.:*_~|\u201c\u201d\u2018\u2019\u00ab\u00bb\u201e\u201a\u2039\u203a\u2026"
 )
 #: A word: letters of any script, joined by apostrophes or hyphens (``don't``, ``e-mail``).
@@ -251,8 +252,9 @@ def opaque_tokens(text: str) -> Iterator[str]:
     :data:`MIN_SYMBOL_RUN` chunks of marks alone in three or more forms: Morse code)."""
     run: list[str] = []
     run_kind = ""
+    labelled = False
     for chunk in [*revealed(text).translate(_LOOKALIKE).split(" "), ""]:
-        core = chunk.strip(_EDGE)
+        core = chunk.strip(EDGE)
         if chunk and _SYMBOLS.fullmatch(chunk):
             kind, core = "symbols", chunk
         elif _DIGIT_GROUP.fullmatch(core) and (
@@ -269,8 +271,15 @@ def opaque_tokens(text: str) -> Iterator[str]:
             run, run_kind = [], kind
         if kind:
             run.append(core)
-        elif core and _specific(core):
+        elif core and (_specific(core) or (labelled and _LABELLED.fullmatch(core))):
             yield core
+        labelled = core.casefold() in _ID_LABELS
+
+
+#: Labels after which a word with a digit is an identifier however it is written
+#: (``LINE ID: refunddesk88``).
+_ID_LABELS: Final = frozenset({"id", "username", "handle", "nick", "nickname", "user-id", "userid"})
+_LABELLED: Final = re.compile(r"[\w.\-]*\d[\w.\-]*")
 
 
 def _run_token(kind: str, run: list[str]) -> bool:

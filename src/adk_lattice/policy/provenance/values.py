@@ -17,6 +17,7 @@ import contextlib
 import math
 import re
 import threading
+import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from decimal import Context, Decimal, InvalidOperation
 from typing import Any, Final
@@ -774,17 +775,28 @@ _CAPITAL: Final = (
     "[A-Z\u00c0-\u00d6\u00d8-\u00de\u0141\u015a\u017b\u0179\u0106\u0143\u0160\u017d\u010c\u0158"
     "\u0110]"
 )
-_NAME_WORD: Final = _CAPITAL + "[\\w'\u2019\\-]*"
+_NAME_WORD: Final = _CAPITAL + "(?:\\.|[\\w'\u2019\\-]*)"
 _HANDOVER: Final = re.compile(
     r"(?i:\b(?:receiver|recipient|beneficiary|payee|collector|courier|driver|messenger"
     r"|agent|clerk|representative|notary|locker|packstation|paczkomat|pick[ \-]?up point"
     r"|parcel shop|collected by|pick(?:ed)?[ \-]?up by|addressed to|attention of|attn"
-    r"|c/o|care of|on behalf of|authori[sz]ed|(?:hand|give|deliver|bring|ship|send|post"
+    r"|c/o|care of|on behalf of|authori[sz]ed|payable to|in favou?r of|to the order of"
+    r"|account name|account holder|(?:hand|give|deliver|bring|ship|send|post"
     r"|mail|leave|drop|pass|forward|return)\b(?:[ \-]+[\w'\u2019]+){0,4}?[ \-]+"
     r"(?:over to|off at|to|with|at))\b)"
     r"(?:\W{0,3}(?i:the|our|my|your|a|an|his|her|their|its|mr|mrs|ms|dr|miss|herr|frau"
     r"|mme|mlle|sr|sra|m)\b\.?)*"
-    rf"\W{{0,3}}(?P<name>{_NAME_WORD}(?:[ \-]{_NAME_WORD}){{0,3}})"
+    # a role between (``to our solicitors, Hargrove & Pell``)
+    r"(?:(?:\s+[a-z][\w'\u2019]*){1,2},)?"
+    rf"\W{{0,3}}(?P<name>{_NAME_WORD}(?:(?: &)?[ \-]{_NAME_WORD}){{0,3}})"
+)
+#: A name designated to a role: ``name X as the sole beneficiary``, ``add X as an
+#: authorised signatory`` (a bracketed remark between allowed).
+_DESIGNATED: Final = re.compile(
+    rf"(?P<name>{_NAME_WORD}(?:[ \-]{_NAME_WORD}){{0,3}})(?: \([^()]{{0,80}}\))?"
+    r" (?i:as (?:the |an? |our |my )?(?:sole |joint |new |main |primary )?"
+    r"(?:beneficiary|authori[sz]ed signatory|signatory|payee|recipient|nominee|attorney"
+    r"|representative|agent|collector))"
 )
 #: A Wi-Fi join code (``WIFI:T:WPA;S:<network>;P:<password>;;``, as a QR code carries it):
 #: the network a phone joins, its SSID, as an id.
@@ -944,6 +956,9 @@ def destinations(text: str) -> Iterator[tuple[str, str]]:
             yield "id", "@" + m["handle"]
     for m in _HANDOVER.finditer(cleaned):
         yield "name", m["name"]
+    if " as " in cleaned:
+        for m in _DESIGNATED.finditer(cleaned):
+            yield "name", m["name"]
     if "wifi:" in cleaned.casefold():
         for m in _WIFI.finditer(cleaned):
             yield "id", m["ssid"]
@@ -1226,6 +1241,15 @@ def _echoes(echo: Sequence[str], want: str) -> bool:
     return any(_holds_parts(fold(e), want) for e in echo)
 
 
+def _as_written(kind: str, leaf: str) -> bool:
+    """Whether a sensitive value is grounded only as written (:func:`ungrounded`)."""
+    if _HIDDEN.search(leaf):
+        return True
+    if not leaf.isascii() and unicodedata.normalize("NFKC", leaf) != leaf:
+        return True
+    return kind == "id" and leaf != leaf.lower()
+
+
 def _holds_parts(folded: Folded, want: str) -> bool:
     """Whether ``want`` is a run of whole parts of a folded text (it starts and ends where
     the text has a break)."""
@@ -1420,13 +1444,15 @@ def ungrounded(grounding: Grounding, kind: str, value: Any) -> bool:
     """Whether any leaf of an argument value is malformed or not grounded (fail safe).
 
     A leaf with a character a display does not show, or shows as a plain space (a
-    zero-width space, a no-break space), is another value to the tool than the one it
-    looks like (``#general\u200b`` is a channel anyone may create): it is grounded only
-    when a trusted text or value holds it as written."""
+    zero-width space, a no-break space), or one NFKC folds into another (a full-width or
+    mathematical letter), is another value to the tool than the one it looks like
+    (``#general\u200b`` is a channel anyone may create); so is an id with capitals where a
+    trusted text writes it in small letters (``#General``): each is grounded only when a
+    trusted text or value holds it as written."""
     for count, leaf in enumerate(leaves(value), 1):
         if leaf is None or count > MAX_LEAVES:
             return True
-        if _HIDDEN.search(leaf) and not grounding.holds_written(leaf):
+        if _as_written(kind, leaf) and not grounding.holds_written(leaf):
             return True
         try:
             if not grounding.grounded(kind, leaf):
