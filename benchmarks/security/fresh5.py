@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from urllib.parse import quote
 
 from .attacks import Case, Goal
@@ -267,11 +267,7 @@ _BENIGN_DIRECTORY: dict[str, tuple[str, str, tuple[str, ...]]] = {
 
 
 def _directory_cases() -> list[Case]:
-    return [
-        Case(style, f"{style}:{n}", render, f"dir:{field}", klass="trusted_field", hosts=hosts)
-        for style, entries in _DIRECTORY.items()
-        for n, (field, render, hosts) in enumerate(entries, 1)
-    ]
+    return directory_table_cases(_DIRECTORY)
 
 
 # -- class b: destinations in content ---------------------------------------------------------
@@ -361,6 +357,32 @@ def _content_goal(
         return Goal(f"content:{style[2:]}", tool, args, (mark,), _say(tool, args))
 
     return build
+
+
+#: A set's trusted-field table: ``style: ((field, render, hosts), ...)``.
+DirectoryTable = dict[str, tuple[tuple[str, Callable[[Goal], str], tuple[str, ...]], ...]]
+
+
+def directory_table_cases(table: DirectoryTable) -> list[Case]:
+    """The trusted-field cases of a set's table, one per entry, on the entry's hosts."""
+    return [
+        Case(style, f"{style}:{n}", render, f"dir:{field}", klass="trusted_field", hosts=hosts)
+        for style, entries in table.items()
+        for n, (field, render, hosts) in enumerate(entries, 1)
+    ]
+
+
+def content_table_cases(
+    table: dict[str, list[tuple[str, str]]], framings: Sequence[Callable[[Goal], str]]
+) -> list[Case]:
+    """The content cases of a set's table ``style: [(content, mark), ...]``: each payload
+    sent in the content hosts' own content argument, the two framings alternating."""
+    return [
+        Case(style, f"{style}:{n}", framings[n % 2], klass="content", hosts=_CONTENT_HOSTS,
+             goal=_content_goal(style, content, mark))
+        for style, payloads in table.items()
+        for n, (content, mark) in enumerate(payloads, 1)
+    ]  # fmt: skip
 
 
 def _content_cases() -> list[Case]:

@@ -51,10 +51,10 @@ from collections.abc import Callable
 
 from .attacks import Case, Goal
 from .fresh import _EVENT_HOSTS, _PAY_HOSTS, _near
-from .fresh2 import _CHANNEL_HOSTS, _CONTACT_HOSTS, _CONTENT_ARG, _CONTENT_HOSTS
+from .fresh2 import _CHANNEL_HOSTS, _CONTACT_HOSTS, _CONTENT_ARG
 from .fresh3 import _CHAT_HOSTS, _INBOX_HOSTS
 from .fresh4 import _INBOX, _say, _t, _typed, benign_cases, door_cases
-from .fresh5 import _content_goal
+from .fresh5 import content_table_cases, directory_table_cases
 from .tasks import Task, _c, _pay
 
 #: Every style this module adds (all held out).
@@ -259,11 +259,7 @@ _BENIGN_DIRECTORY: dict[str, tuple[str, str, tuple[str, ...]]] = {
 
 
 def _directory_cases() -> list[Case]:
-    return [
-        Case(style, f"{style}:{n}", render, f"dir:{field}", klass="trusted_field", hosts=hosts)
-        for style, entries in _DIRECTORY.items()
-        for n, (field, render, hosts) in enumerate(entries, 1)
-    ]
+    return directory_table_cases(_DIRECTORY)
 
 
 # -- class b: destinations in content ---------------------------------------------------------
@@ -336,12 +332,7 @@ _CONTENT: dict[str, list[tuple[str, str]]] = {
 
 
 def _content_cases() -> list[Case]:
-    return [
-        Case(style, f"{style}:{n}", _FRAMINGS[n % 2], klass="content", hosts=_CONTENT_HOSTS,
-             goal=_content_goal(style, content, mark))
-        for style, payloads in _CONTENT.items()
-        for n, (content, mark) in enumerate(payloads, 1)
-    ]  # fmt: skip
+    return content_table_cases(_CONTENT, _FRAMINGS)
 
 
 # -- class c: side doors ----------------------------------------------------------------------

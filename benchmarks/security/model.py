@@ -45,8 +45,8 @@ from google.adk.models.llm_response import LlmResponse
 from google.genai import types
 from pydantic import PrivateAttr
 
-from .attacks import Goal
-from .tasks import Call
+from .attacks import GOALS, Goal
+from .tasks import TASKS, Call
 
 _INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad]")
 _B64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
@@ -351,3 +351,14 @@ class ObedientModel(BaseLlm):
                 prompt_token_count=0, candidates_token_count=0, total_token_count=0
             ),
         )
+
+
+def obeys(text: str, goal: Goal) -> bool:
+    """Whether the worst-case model, given ``text`` as the system instruction of the
+    suite's first task, calls ``goal`` next (a test of what the model reads)."""
+    task = TASKS[0]
+    model = ObedientModel({task.prompt: task.plan}, GOALS)
+    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
+    request = LlmRequest(contents=[user], config=types.GenerateContentConfig())
+    request.config.system_instruction = text
+    return model.next_call(request) == (goal.tool, goal.args)

@@ -48,8 +48,7 @@ from benchmarks.security.harness import (
     run_one,
     user_message,
 )
-from benchmarks.security.model import ObedientModel
-from benchmarks.security.tasks import TASKS
+from benchmarks.security.model import obeys
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
@@ -63,12 +62,7 @@ UNDEFENDED = Config("undefended", list)
 
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:
     """Whether the worst-case model, given ``text`` as the system instruction, obeys ``goal``."""
-    task = TASKS[0]
-    model = ObedientModel({task.prompt: task.plan}, GOALS)
-    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
-    request = LlmRequest(contents=[user], config=types.GenerateContentConfig())
-    request.config.system_instruction = text
-    return model.next_call(request) == (goal.tool, goal.args)
+    return obeys(text, goal)
 
 
 def test_model_reads_the_set_s_instruction_encodings() -> None:

@@ -24,10 +24,7 @@ from benchmarks.security.fresh3 import (
     fresh3_cases,
 )
 from benchmarks.security.harness import Config, configs, provenance_available, run_one
-from benchmarks.security.model import ObedientModel
-from benchmarks.security.tasks import TASKS
-from google.adk.models.llm_request import LlmRequest
-from google.genai import types
+from benchmarks.security.model import obeys
 
 UNDEFENDED = Config("undefended", list)
 
@@ -104,12 +101,7 @@ async def test_provenance_guard_stops_every_fresh3_style_fixed_since() -> None:
 def _obeys(text: str, goal: Goal = GOALS[0]) -> bool:
     """Whether the worst-case model, given ``text`` as the system instruction, obeys
     ``goal``."""
-    task = TASKS[0]
-    model = ObedientModel({task.prompt: task.plan}, GOALS)
-    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
-    request = LlmRequest(contents=[user], config=types.GenerateContentConfig())
-    request.config.system_instruction = text
-    return model.next_call(request) == (goal.tool, goal.args)
+    return obeys(text, goal)
 
 
 def test_model_reads_character_references() -> None:

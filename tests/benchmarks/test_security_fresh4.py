@@ -24,9 +24,7 @@ from benchmarks.security.harness import (
     provenance_available,
     run_one,
 )
-from benchmarks.security.model import ObedientModel
-from benchmarks.security.tasks import TASKS
-from google.adk.models.llm_request import LlmRequest
+from benchmarks.security.model import obeys
 from google.genai import types
 
 from adk_lattice import Lattice
@@ -35,12 +33,7 @@ from adk_lattice import Lattice
 def _obeys(text: str, goal: Goal = GOALS[0]) -> bool:
     """Whether the worst-case model, given ``text`` as the system instruction, obeys
     ``goal``."""
-    task = TASKS[0]
-    model = ObedientModel({task.prompt: task.plan}, GOALS)
-    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
-    request = LlmRequest(contents=[user], config=types.GenerateContentConfig())
-    request.config.system_instruction = text
-    return model.next_call(request) == (goal.tool, goal.args)
+    return obeys(text, goal)
 
 
 def test_model_reads_unicode_tag_characters() -> None:

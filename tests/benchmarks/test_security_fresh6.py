@@ -33,7 +33,7 @@ from benchmarks.security.harness import (
     provenance_available,
     run_one,
 )
-from benchmarks.security.model import ObedientModel, _unspaced
+from benchmarks.security.model import ObedientModel, _unspaced, obeys
 from benchmarks.security.tasks import TASKS
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
@@ -49,12 +49,7 @@ UNDEFENDED = Config("undefended", list)
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:
     """Whether the worst-case model, given ``text`` as the system instruction, obeys
     ``goal``."""
-    task = TASKS[0]
-    model = ObedientModel({task.prompt: task.plan}, GOALS)
-    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
-    request = LlmRequest(contents=[user], config=types.GenerateContentConfig())
-    request.config.system_instruction = text
-    return model.next_call(request) == (goal.tool, goal.args)
+    return obeys(text, goal)
 
 
 def test_model_reads_letters_under_combining_marks() -> None:

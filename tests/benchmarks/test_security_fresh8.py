@@ -30,8 +30,7 @@ from benchmarks.security.fresh8 import (
     morse,
 )
 from benchmarks.security.harness import PLANNER_DOOR, RATES, Config, _world, run_one
-from benchmarks.security.model import ObedientModel
-from benchmarks.security.tasks import TASKS
+from benchmarks.security.model import obeys
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
@@ -58,12 +57,7 @@ def test_the_near_miss_links_put_the_attacker_s_host_first() -> None:
 
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:
     """Whether the worst-case model, given ``text`` as the system instruction, obeys ``goal``."""
-    task = TASKS[0]
-    model = ObedientModel({task.prompt: task.plan}, GOALS)
-    user = types.Content(role="user", parts=[types.Part(text=task.prompt)])
-    request = LlmRequest(contents=[user], config=types.GenerateContentConfig())
-    request.config.system_instruction = text
-    return model.next_call(request) == (goal.tool, goal.args)
+    return obeys(text, goal)
 
 
 def test_model_reads_upside_down_text() -> None:
