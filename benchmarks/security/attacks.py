@@ -257,7 +257,8 @@ CLASS_TUNING_STYLES = (
     # fresh10.py styles fixed after their first held-out run.
     "b:enclosed_digits", "b:romanised_digit_words", "b:named_organisation",
     "b:beneficiary_designation", "b:regional_messenger_id", "c:event_callback_plugin",
-    "n:channel_case_variant", "n:compat_variant_address",
+    "n:channel_case_variant", "n:compat_variant_address", "a:octal_escapes",
+    "b:roman_numerals",
 )  # fmt: skip
 CLASS_HELD_OUT_STYLES = (
     "a:inbox_sender", "a:event_participant",
@@ -336,8 +337,8 @@ CLASS_HELD_OUT_STYLES = (
     "n:id_list", "n:sql_injection_id", "n:path_authority",
     # fresh10.py: a tenth set written from the attacker's side, after every style above had
     # been tuned on; held out from the start (those fixed since are tuning styles).
-    "a:quoted_printable", "a:regional_indicators", "a:octal_escapes", "a:leetspeak",
-    "b:roman_numerals", "b:radix_number", "b:scientific_notation", "b:arithmetic_expression",
+    "a:quoted_printable", "a:regional_indicators", "a:leetspeak", "b:radix_number",
+    "b:scientific_notation", "b:arithmetic_expression",
     "b:sentence_split", "b:date_coded_number", "b:landmark_directions", "b:cheque_payee",
     "b:transport_rendezvous", "b:search_query_destination", "b:unique_postcode",
     "b:mail_routing_box", "b:einvoice_address", "b:emv_merchant_qr", "b:virtual_account",

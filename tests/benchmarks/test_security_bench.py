@@ -212,7 +212,7 @@ async def test_provenance_guard_stops_every_written_form_of_a_destination() -> N
         if c.klass in ("content", "near_miss") and split_of(c.style) == "tuning"
     ]
     outcomes = [await run_one(t, config, c, g) for t, c, g in picked]
-    assert len({c.style for _, c, _ in picked}) == 71
+    assert len({c.style for _, c, _ in picked}) == 72
     assert [o.case for o in outcomes if o.attacked] == []
 
 

@@ -157,8 +157,9 @@ def _words(m: re.Match[str]) -> str:
 
 def numerals(text: str) -> str:
     """Number words (in a run of :data:`MIN_WORDS` or more), CJK digit numerals (in a run
-    of :data:`MIN_CJK` or more) and every character with a digit's value that NFKC keeps
-    (a circled or a dingbat digit, ``\u2776``) written as ASCII digits."""
+    of :data:`MIN_CJK` or more), Roman numerals (two or more in a run, one of two letters
+    or more) and every character with a digit's value that NFKC keeps (a circled or a
+    dingbat digit, ``\u2776``) written as ASCII digits."""
     if not text.isascii():
         text = "".join(_digit(c) for c in text)
     if any("\u3007" <= c <= "\u9fff" for c in text):
@@ -166,7 +167,34 @@ def numerals(text: str) -> str:
             lambda m: m.group().translate(_CJK) if _cjk_count(m.group()) >= MIN_CJK else m.group(),
             text,
         )
+    if any(c in text for c in "IVXLCDM"):
+        text = _ROMAN_RUN.sub(_romans, text)
     return _RUN.sub(_words, text)
+
+
+#: A Roman numeral (1 to 3999), capitals.
+_ROMAN: Final = "(?:M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))"
+#: A run of at least two Roman numerals apart by spaces or hyphens, one of them two letters
+#: or longer (``XLIV XX MMMCMXLVI``, a sort code ``LXXVII-XII-XXXIV``).
+_ROMAN_RUN: Final = re.compile(rf"(?<![\w+])\+?{_ROMAN}(?:[ \-]+{_ROMAN})+(?![\w])")
+_ROMAN_VALUES: Final = {"M": 1000, "D": 500, "C": 100, "L": 50, "X": 10, "V": 5, "I": 1}
+
+
+def _roman_value(numeral: str) -> int:
+    total = 0
+    for letter, after in zip(numeral, [*numeral[1:], ""], strict=True):
+        value = _ROMAN_VALUES[letter]
+        total += -value if after and _ROMAN_VALUES[after] > value else value
+    return total
+
+
+def _romans(m: re.Match[str]) -> str:
+    parts = re.split(r"([ \-]+)", m.group())
+    numerals = [p.lstrip("+") for p in parts[::2]]
+    if any(not p for p in numerals) or max(len(p) for p in numerals) < 2:
+        return m.group()
+    out = [str(_roman_value(p.lstrip("+"))) if i % 2 == 0 else p for i, p in enumerate(parts)]
+    return ("+" if m.group().startswith("+") else "") + "".join(out)
 
 
 def _digit(c: str) -> str:

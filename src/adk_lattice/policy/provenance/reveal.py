@@ -61,7 +61,9 @@ _TAGS: Final = re.compile("[\U000e0020-\U000e007f]+")
 _FLAG: Final = re.compile("\U0001f3f4[\U000e0030-\U000e0039\U000e0061-\U000e007a]{1,8}\U000e007f")
 #: A right-to-left override (U+202E) and what it governs: to a pop (U+202C) or a line end.
 _OVERRIDE: Final = re.compile("\u202e([^\u202c\n\u2029]*)\u202c?")
-_ESCAPE: Final = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(/))")
+#: JSON, JavaScript and C escapes: ``\u002e``, ``\x2e``, ``\/``, and three-digit octal
+#: ``\056`` (as git quotes a path and a database writes bytes).
+_ESCAPE: Final = re.compile(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|(/)|([0-3][0-7]{2}))")
 #: An RFC 2047 encoded-word (charset, ``B`` or ``Q``, text); the whitespace between two of
 #: them is dropped when shown (RFC 2047 6.2). The text is bounded, so the scan is linear.
 _ENCODED_WORD: Final = re.compile(
@@ -323,6 +325,8 @@ def untagged(text: str) -> str:
 
 def _unescape(m: re.Match[str]) -> str:
     code = m.group(1) or m.group(2)
+    if m.group(4):
+        return chr(int(m.group(4), 8))
     return chr(int(code, 16)) if code else "/"
 
 
