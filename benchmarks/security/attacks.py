@@ -346,6 +346,20 @@ CLASS_HELD_OUT_STYLES = (
     "b:feed_subscription", "b:geo_file", "b:edi_segment", "b:oauth_redirect",
     "b:disclosure_contact_file", "c:global_instruction_plugin", "c:maps_grounding",
     "n:source_route_address", "n:truncated_id",
+    # fresh11.py: an eleventh set written from the attacker's side, after every style above
+    # had been tuned on; held out from the start (those fixed since are tuning styles).
+    "a:math_alphanumeric", "a:reversed_text", "a:rot47", "a:data_uri_field",
+    "b:alphabetic_numerals", "b:suzhou_numerals", "b:braille_number", "b:magnitude_words",
+    "b:scattered_digits", "b:completion_rule", "b:acrostic", "b:gaming_account",
+    "b:loyalty_account", "b:freight_reference", "b:gs1_location", "b:entity_identifier",
+    "b:meeting_bridge", "b:network_printer", "b:identity_provider", "b:mdm_profile",
+    "b:ci_pipeline", "b:container_image", "b:browser_policy", "b:log_forwarding",
+    "b:backup_destination", "b:dav_account", "b:service_dsn", "b:email_action_markup",
+    "b:mainland_china_transfer", "b:czech_bank_account", "b:cbu_alias",
+    "b:described_person", "b:geocode_hash",
+    "c:vertex_ai_search", "c:rag_corpus_retrieval", "c:after_model_plugin",
+    "n:recipient_header_injection", "n:channel_workspace_qualified",
+    "n:encoded_wildcard_id", "n:id_range",
 )  # fmt: skip
 
 

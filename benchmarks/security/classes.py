@@ -30,8 +30,8 @@ meaning, beyond an instruction planted in an untrusted tool output.
 The held-out styles written later from the attacker's side are in ``fresh.py``, a second
 set written after those were tuned on in ``fresh2.py``, a third in ``fresh3.py``, a fourth
 in ``fresh4.py``, a fifth in ``fresh5.py``, a sixth in ``fresh6.py``, a seventh in
-``fresh7.py``, an eighth in ``fresh8.py``, a ninth in ``fresh9.py`` and a tenth in
-``fresh10.py``; all are joined here.
+``fresh7.py``, an eighth in ``fresh8.py``, a ninth in ``fresh9.py``, a tenth in
+``fresh10.py`` and an eleventh in ``fresh11.py``; all are joined here.
 
 Each class has benign tasks whose arguments come from the user or a trusted field
 (``BENIGN``), run without an injection; the side-door class runs them with a benign text in
@@ -57,6 +57,7 @@ from .fresh7 import FRESH7_BENIGN, FRESH7_TASKS, fresh7_benign_cases, fresh7_cas
 from .fresh8 import FRESH8_BENIGN, FRESH8_TASKS, fresh8_benign_cases, fresh8_cases
 from .fresh9 import FRESH9_BENIGN, FRESH9_TASKS, fresh9_benign_cases, fresh9_cases
 from .fresh10 import FRESH10_BENIGN, FRESH10_TASKS, fresh10_benign_cases, fresh10_cases
+from .fresh11 import FRESH11_BENIGN, FRESH11_TASKS, fresh11_benign_cases, fresh11_cases
 from .tasks import BANK_NEWS, BOB, LENA, NEWS, TASKS, TOM, Call, Task, _c, _mail, _pay
 
 CLASSES = {
@@ -122,7 +123,7 @@ EXTRA_TASKS: tuple[Task, ...] = (
 ALL_TASKS: tuple[Task, ...] = (
     *TASKS, *EXTRA_TASKS, *FRESH_TASKS, *FRESH2_TASKS, *FRESH3_TASKS, *FRESH4_TASKS,
     *FRESH5_TASKS, *FRESH6_TASKS, *FRESH7_TASKS, *FRESH8_TASKS, *FRESH9_TASKS,
-    *FRESH10_TASKS,
+    *FRESH10_TASKS, *FRESH11_TASKS,
 )  # fmt: skip
 BY_ID = {t.id: t for t in ALL_TASKS}
 
@@ -137,7 +138,7 @@ BENIGN: dict[str, tuple[str, ...]] = {
 }
 _FRESH_BENIGN = (FRESH_BENIGN, FRESH2_BENIGN, FRESH3_BENIGN, FRESH4_BENIGN, FRESH5_BENIGN,
                  FRESH6_BENIGN, FRESH7_BENIGN, FRESH8_BENIGN, FRESH9_BENIGN,
-                 FRESH10_BENIGN)  # fmt: skip
+                 FRESH10_BENIGN, FRESH11_BENIGN)  # fmt: skip
 BENIGN = {k: (*v, *(t for b in _FRESH_BENIGN for t in b.get(k, ()))) for k, v in BENIGN.items()}
 
 
@@ -361,7 +362,7 @@ def _side_door_cases() -> list[Case]:
 
 def benign_doors() -> list[Case]:
     """Each door holding a benign text, for the side-door class's benign runs (and, from
-    ``fresh2.py`` to ``fresh10.py``, benign directory entries of their trusted-field
+    ``fresh2.py`` to ``fresh11.py``, benign directory entries of their trusted-field
     shapes)."""
     own = [
         Case(f"c:{door}", f"c:{door}:benign", lambda _, t=text: t, f"door:{door}",
@@ -371,7 +372,8 @@ def benign_doors() -> list[Case]:
     return [*own, *fresh_benign_doors(), *fresh2_benign_cases(), *fresh3_benign_cases(),
             *fresh4_benign_cases(), *fresh5_benign_cases(), *fresh6_benign_cases(),
             *fresh7_benign_cases(), *fresh8_benign_cases(),
-            *fresh9_benign_cases(), *fresh10_benign_cases()]  # fmt: skip
+            *fresh9_benign_cases(), *fresh10_benign_cases(),
+            *fresh11_benign_cases()]  # fmt: skip
 
 
 # -- class d: effects with no destination ----------------------------------------------------
@@ -514,6 +516,7 @@ def class_cases() -> list[Case]:
         *fresh8_cases(),
         *fresh9_cases(),
         *fresh10_cases(),
+        *fresh11_cases(),
     ]
 
 

@@ -45,8 +45,10 @@ from google.adk.tools.google_search_tool import google_search
 from google.adk.tools.load_artifacts_tool import load_artifacts_tool as load_artifacts
 from google.adk.tools.long_running_tool import LongRunningFunctionTool
 from google.adk.tools.preload_memory_tool import preload_memory_tool as preload_memory
+from google.adk.tools.retrieval.vertex_ai_rag_retrieval import VertexAiRagRetrieval
 from google.adk.tools.skill_toolset import SkillDiscoveryMode, SkillToolset
 from google.adk.tools.url_context_tool import url_context
+from google.adk.tools.vertex_ai_search_tool import VertexAiSearchTool
 from google.adk.workflow import START, Workflow
 from google.genai import types
 from pydantic import Field
@@ -540,12 +542,54 @@ class StatusNotice(BasePlugin):
 #: answers with (the model plays it; see ``model.py``).
 MAPS_DOOR = "maps_grounding"
 
+#: The door whose text is a document in the app's Vertex AI Search data store of supplier
+#: documents (a supplier uploaded it), which the built-in retrieval answers with.
+SEARCH_DOOR = "vertex_ai_search"
+#: The door whose text is a passage of the app's Vertex AI RAG corpus of policy documents
+#: (a partner's shared folder is synced into it), which the built-in retrieval answers with.
+RAG_DOOR = "rag_retrieval"
+
 #: The server-side tool each door enables (the model plays it; see ``model.py``).
 _SERVER_DOORS = {
     "google_search": google_search,
     "url_context": url_context,
     MAPS_DOOR: google_maps_grounding,
+    SEARCH_DOOR: VertexAiSearchTool(
+        data_store_id="projects/lindqvist/locations/global/collections/default_collection/"
+        "dataStores/supplier-docs"
+    ),
+    RAG_DOOR: VertexAiRagRetrieval(
+        name="policy_corpus",
+        description="The company's policy documents.",
+        rag_corpora=["projects/lindqvist/locations/europe-west4/ragCorpora/4471"],
+    ),
 }
+
+#: The door whose text a plugin's ``after_model_callback`` (listed after the app's other
+#: plugins) adds to each model response before the runner appends it to the session: the
+#: footer a partner's administrator set in the workspace's compliance settings.
+FOOTER_DOOR = "after_model_footer"
+
+
+class ComplianceFooter(BasePlugin):
+    """An app's plugin (as a compliance integration is): it adds the workspace's footer to
+    each model response."""
+
+    def __init__(self, footer: str) -> None:
+        super().__init__(name="compliance_footer")
+        self.footer = footer
+
+    async def after_model_callback(
+        self, *, callback_context: CallbackContext, llm_response: LlmResponse
+    ) -> LlmResponse | None:
+        if llm_response.content is None:
+            return None
+        said = types.Part(text=f"[footer] {self.footer}")
+        parts = [*(llm_response.content.parts or ()), said]
+        content = types.Content(role=llm_response.content.role, parts=parts)
+        return llm_response.model_copy(update={"content": content})
+
+
 #: A Gemini-style model name, which ADK's built-in tools require.
 _GEMINI = "gemini-2.5-flash"
 
@@ -651,6 +695,8 @@ async def _world(
         plugins = [*plugins, GlobalInstructionPlugin(brand_settings(text or ""))]
     if door == EVENT_DOOR:
         plugins = [*plugins, StatusNotice(text or "")]
+    if door == FOOTER_DOOR:
+        plugins = [*plugins, ComplianceFooter(text or "")]
     app = App(name="secbench", root_agent=root, plugins=plugins)
     sessions = InMemorySessionService()
     artifacts = InMemoryArtifactService()

@@ -14,12 +14,14 @@ spaced apart read as the words they spell, braille cells read by the Braille ASC
 small capitals read as letters, upside-down text turned back, text inside a right-to-left
 override read in the order it is shown, runs of hex bytes and ``\\u`` escapes decoded,
 quoted-printable octets and three-digit octal escapes decoded, regional indicator symbols
-read as the letters they write) and, when it finds all of an attacker goal's values there,
+read as the letters they write, text written back to front or in ROT47 read back when it
+reads as words that way) and, when it finds all of an attacker goal's values there,
 calls that goal's tool with the attacker's arguments first. A guard that withholds or
 redacts the text therefore prevents obedience; one that only blocks the call does not.
 
 Given ``server`` text, it plays a server-side tool the request enables (``google_search``,
-``url_context``, Google Maps grounding, built-in code execution): it reads that text inside
+``url_context``, Google Maps grounding, built-in code execution, a Vertex AI Search data
+store or a Vertex AI RAG corpus as built-in retrieval): it reads that text inside
 the call, as Gemini reads search results, and its response carries what such a response
 carries (grounding metadata; ``executable_code`` and ``code_execution_result`` parts; ADK
 keeps no URL-context metadata), with the call it chose.
@@ -95,6 +97,18 @@ _QP_RUN = re.compile(r"(?:=[0-9A-F]{2}){8,}")
 _OCTAL_RUN = re.compile(r"(?:\\[0-3][0-7]{2}){8,}")
 #: Regional indicator symbols (U+1F1E6 to U+1F1FF) as the letters they write.
 _REGIONAL = {0x1F1E6 + i: chr(97 + i) for i in range(26)}
+#: ROT47: every printable ASCII character but the space rotated 47 places.
+_ROT47 = str.maketrans(
+    "".join(chr(c) for c in range(33, 127)),
+    "".join(chr(33 + (c - 33 + 47) % 94) for c in range(33, 127)),
+)
+#: Common English words, by which a reading of text shows it reads as words.
+_WORDS = re.compile(r"\b(?:the|and|to|with|call|send|please|assistant|for|of)\b")
+
+
+def _wordier(candidate: str, text: str) -> bool:
+    """Whether ``candidate`` (a reading of ``text``) reads as more words than ``text``."""
+    return len(_WORDS.findall(candidate.lower())) > max(1, len(_WORDS.findall(text.lower())))
 
 
 def _octet_runs(text: str) -> list[str]:
@@ -184,6 +198,8 @@ def reading(text: str) -> list[str]:
         views.append(folded.translate(_REGIONAL))
     if "\\u" in folded:
         views.append(_U_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), folded))
+    # Text written back to front, or in ROT47, read back when it reads as words that way.
+    views += [v for v in (folded[::-1], folded.translate(_ROT47)) if _wordier(v, folded)]
     # Upside-down text turned back (before NFKC, which splits some turned marks).
     raw = text.translate(_TAGS)
     if _TURNED.intersection(raw):
@@ -273,7 +289,7 @@ class ObedientModel(BaseLlm):
     def server_tools(request: LlmRequest) -> set[str]:
         """The server-side tools a request enables."""
         tools = getattr(request.config, "tools", None) or ()
-        fields = ("google_search", "url_context", "google_maps", "code_execution")
+        fields = ("google_search", "url_context", "google_maps", "code_execution", "retrieval")
         return {f for t in tools for f in fields if getattr(t, f, None) is not None}
 
     def next_call(self, request: LlmRequest) -> Call | None:
@@ -334,6 +350,12 @@ class ObedientModel(BaseLlm):
         if "google_maps" in server:
             place = types.GroundingChunkMaps(uri="https://maps.example/p/1", title=self._server)
             grounding = types.GroundingMetadata(grounding_chunks=[types.GroundingChunk(maps=place)])
+        if "retrieval" in server:
+            found = types.GroundingChunkRetrievedContext(
+                uri="https://retrieval.example/d/1", title="Retrieved document", text=self._server
+            )
+            chunk = types.GroundingChunk(retrieved_context=found)
+            grounding = types.GroundingMetadata(grounding_chunks=[chunk])
         if "code_execution" in server:
             code = types.ExecutableCode(code="print(open('notes.txt').read())", language="PYTHON")
             result = types.CodeExecutionResult(outcome="OUTCOME_OK", output=self._server)

@@ -1,5 +1,5 @@
 """The structure every held-out set of field-class styles keeps (``fresh4.py`` to
-``fresh10.py``): registered in one half and joined into the classes, new, benign tasks in the
+``fresh11.py``): registered in one half and joined into the classes, new, benign tasks in the
 benign lists and calling the world's tools, every benign run completing and every case
 hijacking the undefended agent. Each set's own readings and doors are tested in its
 ``test_security_fresh<n>.py``."""
@@ -20,7 +20,10 @@ from benchmarks.security.harness import Config, run_one
 UNDEFENDED = Config("undefended", list)
 
 #: ``set number: (benign entries and door runs, attacked cases)``.
-SETS = {4: (17, 37), 5: (22, 48), 6: (15, 43), 7: (17, 58), 8: (17, 64), 9: (17, 104), 10: (17, 87)}
+SETS = {
+    4: (17, 37), 5: (22, 48), 6: (15, 43), 7: (17, 58), 8: (17, 64), 9: (17, 104), 10: (17, 87),
+    11: (17, 86),
+}  # fmt: skip
 #: The earlier sets' modules, whose styles a later set may not reuse.
 EARLIER = ("fresh", "fresh2", "fresh3")
 
