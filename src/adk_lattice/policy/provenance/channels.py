@@ -588,6 +588,31 @@ def plugin_sources(ctx: Any) -> list[str]:
     return [f"{PLUGIN}{getattr(p, 'name', type(p).__name__)}>" for p in before if _writes(p)]
 
 
+def response_writer_sources(ctx: Any, events: Sequence[Any]) -> list[str]:
+    """``<plugin:name>`` for each plugin listed after the lattice that overrides
+    ``after_model_callback`` (not one of ADK's readers), once the history holds a model's
+    text.
+
+    ADK runs plugins' ``after_model_callback`` in order until one returns a response, and
+    stores that response as the model's: a plugin after the lattice may add text to it (a
+    compliance footer) that the lattice never read, and later requests carry it as the
+    model's own words.
+    """
+    _, after = _around_lattice(ctx)
+    writers = [p for p in after if _overrides(p, "after_model_callback")]
+    if not writers:
+        return []
+    spoken = any(
+        getattr(e, "author", None) not in (None, "user")
+        and any(
+            getattr(p, "text", None) and not getattr(p, "thought", None)
+            for p in (getattr(getattr(e, "content", None), "parts", None) or ())
+        )
+        for e in events[-_MAX_PARTS:]
+    )
+    return [_name(p) for p in writers] if spoken else []
+
+
 def writes_after_lattice(ctx: Any) -> bool:
     """Whether anything may write into this agent's request after the lattice read it: a
     plugin listed after the lattice that overrides ``before_model_callback``, or the

@@ -53,6 +53,7 @@ from .channels import (
     request_sources,
     response_sources,
     response_text_sources,
+    response_writer_sources,
     result_fingerprint,
     result_writers,
     run_context_sources,
@@ -198,7 +199,10 @@ class ProvenanceGuard:
             have written into the request before the lattice read it), and text written
             into a request after the lattice read it (by a plugin listed after it, or by
             an agent's ``before_model_callback``) taints as ``<callback>`` once the model
-            has answered, before any call it asks for runs.
+            has answered, before any call it asks for runs; a plugin listed after the
+            lattice that overrides ``after_model_callback`` taints as ``<plugin:name>``
+            once a model's text is in the history, and text added beside a tool's result
+            in its event as ``<callback>``.
         name: the handler name.
 
     Raises:
@@ -446,6 +450,7 @@ class ProvenanceGuard:
                 sources += self._rewritten_message(ctx, events)
                 sources += self._changed_results(ctx, events)
                 sources += response_text_sources(events)
+                sources += response_writer_sources(ctx, events)
         except Exception as exc:
             logger.error("adk_lattice: %s could not read a request (%s)", self.name, type(exc))
             sources = ["<unlabelled>"]
