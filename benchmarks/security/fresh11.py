@@ -75,7 +75,7 @@ from .fresh import _EMAIL_HOSTS, _iban_check
 from .fresh2 import _CHANNEL_HOSTS, _CONTACT_HOSTS
 from .fresh3 import _CHAT_HOSTS, _INBOX_HOSTS
 from .fresh4 import _say, _typed, benign_cases, door_cases
-from .fresh5 import content_table_cases, directory_table_cases
+from .fresh5 import content_table_cases, directory_table_cases, near_table_cases
 from .fresh9 import _FILE_ID_HOSTS, _file_goal
 from .tasks import TASKS, Task
 
@@ -687,11 +687,7 @@ _NEAR: dict[str, tuple[tuple[Callable[[Task], Goal], tuple[str, ...]], ...]] = {
 
 
 def _near_cases() -> list[Case]:
-    return [
-        Case(style, f"{style}:{n}", _FRAMINGS[n % 2], klass="near_miss", hosts=hosts, goal=goal)
-        for style, goals in _NEAR.items()
-        for n, (goal, hosts) in enumerate(goals, 1)
-    ]
+    return near_table_cases(_NEAR, _FRAMINGS)
 
 
 def fresh11_cases() -> list[Case]:

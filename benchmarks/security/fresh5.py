@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import quote
 
 from .attacks import Case, Goal
@@ -369,6 +369,19 @@ def directory_table_cases(table: DirectoryTable) -> list[Case]:
         Case(style, f"{style}:{n}", render, f"dir:{field}", klass="trusted_field", hosts=hosts)
         for style, entries in table.items()
         for n, (field, render, hosts) in enumerate(entries, 1)
+    ]
+
+
+def near_table_cases(
+    table: Mapping[str, Sequence[tuple[Callable[[Task], Goal], tuple[str, ...]]]],
+    framings: Sequence[Callable[[Goal], str]],
+) -> list[Case]:
+    """The near-miss cases of a set's table ``style: ((goal builder, hosts), ...)``, the two
+    framings alternating."""
+    return [
+        Case(style, f"{style}:{n}", framings[n % 2], klass="near_miss", hosts=hosts, goal=goal)
+        for style, goals in table.items()
+        for n, (goal, hosts) in enumerate(goals, 1)
     ]
 
 

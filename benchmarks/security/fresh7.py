@@ -63,7 +63,7 @@ from .fresh import _EVENT_HOSTS
 from .fresh2 import _CHANNEL_HOSTS, _CONTACT_HOSTS, _CONTENT_ARG
 from .fresh3 import _CHAT_HOSTS, _INBOX_HOSTS
 from .fresh4 import _INBOX, _say, _t, _typed, benign_cases, door_cases
-from .fresh5 import content_table_cases, directory_table_cases
+from .fresh5 import content_table_cases, directory_table_cases, near_table_cases
 from .tasks import Task, _c, _pay
 
 #: Every style this module adds (held out from the start; those fixed since are tuning styles).
@@ -467,11 +467,7 @@ _NEAR: dict[str, tuple[tuple[Callable[[Task], Goal], tuple[str, ...]], ...]] = {
 
 
 def _near_cases() -> list[Case]:
-    return [
-        Case(style, f"{style}:{n}", _FRAMINGS[n % 2], klass="near_miss", hosts=hosts, goal=goal)
-        for style, goals in _NEAR.items()
-        for n, (goal, hosts) in enumerate(goals, 1)
-    ]
+    return near_table_cases(_NEAR, _FRAMINGS)
 
 
 def fresh7_cases() -> list[Case]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from benchmarks.security.attacks import GOALS, Case, Goal
+from benchmarks.security.attacks import GOALS, Goal
 from benchmarks.security.classes import BY_ID
 from benchmarks.security.env import CHANNELS, FILES, Env
 from benchmarks.security.fresh10 import (
@@ -43,10 +43,6 @@ from benchmarks.security.harness import (
     EVENT_DOOR,
     GLOBAL_DOOR,
     MAPS_DOOR,
-    Config,
-    _world,
-    run_one,
-    user_message,
 )
 from benchmarks.security.model import obeys
 from google.adk.agents.callback_context import CallbackContext
@@ -55,9 +51,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
-from adk_lattice import Lattice
-
-UNDEFENDED = Config("undefended", list)
+from tests.benchmarks.doors import door_obeyed, run_door
 
 
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:
@@ -177,23 +171,13 @@ class _Requests(BasePlugin):
 
 
 async def _run(door: str, text: str, plugins: list) -> tuple[_Requests, Env]:
-    task, requests = BY_ID["sb1"], _Requests()
-    runner, session_id, env = await _world(
-        task, text, door, GOALS, [Lattice(policy=[]), requests, *plugins]
-    )
-    message = user_message(task, text, door)
-    async for _ in runner.run_async(user_id="emma", session_id=session_id, new_message=message):
-        pass
-    await runner.close()
-    return requests, env
+    requests = _Requests()
+    return requests, await run_door(door, text, requests, *plugins)
 
 
 async def _obeyed(door: str, goal: Goal) -> None:
     """The door's case hijacks the undefended agent through ``run_one``."""
-    style, render, _ = FRESH10_DOORS[door]
-    case = Case(style, f"{style}:test", render, f"door:{door}", klass="side_door")
-    outcome = await run_one(BY_ID["sb1"], UNDEFENDED, case, goal)
-    assert outcome.attacked and outcome.done
+    assert await door_obeyed(FRESH10_DOORS, door, goal)
 
 
 async def test_a_global_instruction_plugin_s_provider_reaches_the_system_instruction() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import unicodedata
 
-from benchmarks.security.attacks import GOALS, Case, Goal
+from benchmarks.security.attacks import GOALS, Goal
 from benchmarks.security.classes import BY_ID
 from benchmarks.security.env import CHANNELS, FILES, Env
 from benchmarks.security.fresh11 import (
@@ -46,10 +46,6 @@ from benchmarks.security.harness import (
     FOOTER_DOOR,
     RAG_DOOR,
     SEARCH_DOOR,
-    Config,
-    _world,
-    run_one,
-    user_message,
 )
 from benchmarks.security.model import obeys
 from google.adk.agents.callback_context import CallbackContext
@@ -58,9 +54,7 @@ from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
-from adk_lattice import Lattice
-
-UNDEFENDED = Config("undefended", list)
+from tests.benchmarks.doors import door_obeyed, run_door
 
 
 def test_model_reads_the_set_s_instruction_encodings() -> None:
@@ -176,21 +170,13 @@ class _Requests(BasePlugin):
 
 
 async def _run(door: str, text: str) -> tuple[_Requests, Env]:
-    task, requests = BY_ID["sb1"], _Requests()
-    runner, session_id, env = await _world(task, text, door, GOALS, [Lattice(policy=[]), requests])
-    message = user_message(task, text, door)
-    async for _ in runner.run_async(user_id="emma", session_id=session_id, new_message=message):
-        pass
-    await runner.close()
-    return requests, env
+    requests = _Requests()
+    return requests, await run_door(door, text, requests)
 
 
 async def _obeyed(door: str, goal: Goal) -> None:
     """The door's case hijacks the undefended agent through ``run_one``."""
-    style, render, _ = FRESH11_DOORS[door]
-    case = Case(style, f"{style}:test", render, f"door:{door}", klass="side_door")
-    outcome = await run_one(BY_ID["sb1"], UNDEFENDED, case, goal)
-    assert outcome.attacked and outcome.done
+    assert await door_obeyed(FRESH11_DOORS, door, goal)
 
 
 async def test_built_in_retrieval_s_documents_are_read_and_obeyed() -> None:

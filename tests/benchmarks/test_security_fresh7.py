@@ -32,15 +32,14 @@ from benchmarks.security.fresh7 import (
     braille,
     small_caps,
 )
-from benchmarks.security.harness import AFTER_TOOL_DOOR, Config, _world, run_one
+from benchmarks.security.harness import AFTER_TOOL_DOOR, Config, run_one
 from benchmarks.security.model import obeys
 from google.adk.agents.callback_context import CallbackContext
 from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
-from google.genai import types
 
-from adk_lattice import Lattice
+from tests.benchmarks.doors import run_door
 
 UNDEFENDED = Config("undefended", list)
 
@@ -146,13 +145,8 @@ class _Requests(BasePlugin):
 
 
 async def _run(door: str, text: str) -> tuple[_Requests, Env]:
-    task, requests = BY_ID["sb1"], _Requests()
-    runner, session_id, env = await _world(task, text, door, GOALS, [Lattice(policy=[]), requests])
-    message = types.Content(role="user", parts=[types.Part(text=task.prompt)])
-    async for _ in runner.run_async(user_id="emma", session_id=session_id, new_message=message):
-        pass
-    await runner.close()
-    return requests, env
+    requests = _Requests()
+    return requests, await run_door(door, text, requests)
 
 
 async def test_a_user_message_plugin_s_ticket_reaches_the_model_with_the_request() -> None:

@@ -8,7 +8,7 @@ import base64
 import binascii
 import unicodedata
 
-from benchmarks.security.attacks import GOALS, Case, Goal
+from benchmarks.security.attacks import GOALS, Goal
 from benchmarks.security.classes import BY_ID
 from benchmarks.security.env import CHANNELS, FILES, Env
 from benchmarks.security.fresh9 import (
@@ -55,10 +55,6 @@ from benchmarks.security.harness import (
     REFLECT_DOOR,
     TRACKING,
     UPLOAD_DOOR,
-    Config,
-    _world,
-    run_one,
-    user_message,
 )
 from benchmarks.security.model import obeys
 from google.adk.agents.callback_context import CallbackContext
@@ -66,9 +62,7 @@ from google.adk.models.llm_request import LlmRequest
 from google.adk.models.llm_response import LlmResponse
 from google.adk.plugins.base_plugin import BasePlugin
 
-from adk_lattice import Lattice
-
-UNDEFENDED = Config("undefended", list)
+from tests.benchmarks.doors import door_obeyed, run_door
 
 
 def _obeys(text: str, goal: Goal = GOALS[1]) -> bool:
@@ -240,21 +234,13 @@ class _Requests(BasePlugin):
 
 
 async def _run(door: str, text: str) -> tuple[_Requests, Env]:
-    task, requests = BY_ID["sb1"], _Requests()
-    runner, session_id, env = await _world(task, text, door, GOALS, [Lattice(policy=[]), requests])
-    message = user_message(task, text, door)
-    async for _ in runner.run_async(user_id="emma", session_id=session_id, new_message=message):
-        pass
-    await runner.close()
-    return requests, env
+    requests = _Requests()
+    return requests, await run_door(door, text, requests)
 
 
 async def _obeyed(door: str, goal: Goal) -> None:
     """The door's case hijacks the undefended agent through ``run_one``."""
-    style, render, _ = FRESH9_DOORS[door]
-    case = Case(style, f"{style}:test", render, f"door:{door}", klass="side_door")
-    outcome = await run_one(BY_ID["sb1"], UNDEFENDED, case, goal)
-    assert outcome.attacked and outcome.done
+    assert await door_obeyed(FRESH9_DOORS, door, goal)
 
 
 async def test_an_uploaded_file_s_name_reaches_the_model_in_the_user_message() -> None:

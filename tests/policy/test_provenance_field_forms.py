@@ -10,14 +10,16 @@ from typing import Any
 
 import pytest
 from google.adk.agents import LlmAgent
+from google.adk.events.event import Event
 from google.adk.plugins.base_plugin import BasePlugin
 from google.genai import types
 
 from adk_lattice import Lattice
 from adk_lattice.policy import Consequential, ProvenanceGuard
+from adk_lattice.policy.provenance.channels import response_text_sources
 from adk_lattice.policy.provenance.numerals import numerals
-from adk_lattice.policy.provenance.opaque import opaque_tokens
-from adk_lattice.policy.provenance.values import destinations, is_value
+from adk_lattice.policy.provenance.opaque import MAX_CACHED_FOLD, _fold_cached, fold, opaque_tokens
+from adk_lattice.policy.provenance.values import Grounding, destinations, is_value, ungrounded
 from adk_lattice.testing import FakeModel, ScriptedResponse
 from tests.policy.conftest import Run, run_app
 from tests.policy.test_provenance_content_scan import send
@@ -400,3 +402,38 @@ async def test_control_with_trusted_callbacks_the_footer_does_not_taint() -> Non
     chat = Chat()
     await _list_then_post(chat, Footer(), trusted_callbacks=True)
     assert chat.posted == ["#leaks"]
+
+
+async def test_control_a_second_lattice_after_the_first_does_not_taint() -> None:
+    """Control: another lattice listed after the guard's runs the app's own handlers: it is
+    no plugin writing model responses, so the clean session is not checked."""
+    chat = Chat()
+    await _list_then_post(chat, Lattice(policy=[], name="second"))
+    assert chat.posted == ["#leaks"]
+
+
+def test_a_user_event_with_an_answer_and_text_is_no_annotated_result() -> None:
+    """A client's message that carries a function response beside the user's words is the
+    user's turn, not a tool result a plugin annotated."""
+    answer = types.Part(
+        function_response=types.FunctionResponse(name="approve", response={"ok": True})
+    )
+    said = types.Content(role="user", parts=[answer, types.Part(text="approved, go on")])
+    assert response_text_sources([Event(author="user", content=said)]) == []
+    assert response_text_sources([Event(author="assistant", content=said)]) == ["<callback>"]
+
+
+def test_a_text_value_with_a_no_break_space_grounds_as_read() -> None:
+    """A sensitive ``text`` value is compared as read: a no-break space in it names no other
+    recipient, so the typed subject grounds it."""
+    grounding = Grounding(["send it with the subject 'Facture : 12'"])
+    assert not ungrounded(grounding, "text", "Facture\u00a0: 12")
+    assert ungrounded(grounding, "id", "#gen\u00a0eral")
+
+
+def test_a_long_text_is_folded_without_being_kept() -> None:
+    """A text longer than the cached size is folded on demand, not kept in the cache."""
+    long_text = "order 5521873 " * (MAX_CACHED_FOLD // 10)
+    before = _fold_cached.cache_info().currsize
+    assert fold(long_text)[0].startswith("order5521873")
+    assert _fold_cached.cache_info().currsize == before

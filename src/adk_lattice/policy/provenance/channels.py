@@ -477,6 +477,8 @@ def response_text_sources(events: Sequence[Any]) -> list[str]:
     output.
     """
     for event in events[-_MAX_PARTS:]:
+        if getattr(event, "author", None) in (None, "user"):
+            continue  # a client's answer beside the user's words: read as the user's
         content = getattr(event, "content", None)
         parts = getattr(content, "parts", None) or ()
         if any(getattr(p, "function_response", None) is not None for p in parts) and any(
@@ -590,25 +592,30 @@ def plugin_sources(ctx: Any) -> list[str]:
 
 def response_writer_sources(ctx: Any, events: Sequence[Any]) -> list[str]:
     """``<plugin:name>`` for each plugin listed after the lattice that overrides
-    ``after_model_callback`` (not one of ADK's readers), once the history holds a model's
-    text.
+    ``after_model_callback`` (not one of ADK's readers, nor another lattice, whose handlers
+    are the app's own), once the history holds a model's text.
 
     ADK runs plugins' ``after_model_callback`` in order until one returns a response, and
     stores that response as the model's: a plugin after the lattice may add text to it (a
     compliance footer) that the lattice never read, and later requests carry it as the
     model's own words.
     """
+    from ..._plugin import Lattice  # the plugin module imports the policies
+
     _, after = _around_lattice(ctx)
-    writers = [p for p in after if _overrides(p, "after_model_callback")]
+    writers = [
+        p for p in after if not isinstance(p, Lattice) and _overrides(p, "after_model_callback")
+    ]
     if not writers:
         return []
+    # Newest first: the model's last answer is usually near the end.
     spoken = any(
         getattr(e, "author", None) not in (None, "user")
         and any(
             getattr(p, "text", None) and not getattr(p, "thought", None)
             for p in (getattr(getattr(e, "content", None), "parts", None) or ())
         )
-        for e in events[-_MAX_PARTS:]
+        for e in reversed(events[-_MAX_PARTS:])
     )
     return [_name(p) for p in writers] if spoken else []
 

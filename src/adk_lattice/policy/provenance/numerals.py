@@ -172,8 +172,8 @@ def numerals(text: str) -> str:
     return _RUN.sub(_words, text)
 
 
-#: A Roman numeral (1 to 3999), capitals.
-_ROMAN: Final = "(?:M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))"
+#: A Roman numeral (1 to 3999), capitals; never empty.
+_ROMAN: Final = "(?=[MDCLXVI])(?:M{0,3}(?:CM|CD|D?C{0,3})(?:XC|XL|L?X{0,3})(?:IX|IV|V?I{0,3}))"
 #: A run of at least two Roman numerals apart by spaces or hyphens, one of them two letters
 #: or longer (``XLIV XX MMMCMXLVI``, a sort code ``LXXVII-XII-XXXIV``).
 _ROMAN_RUN: Final = re.compile(rf"(?<![\w+])\+?{_ROMAN}(?:[ \-]+{_ROMAN})+(?![\w])")
@@ -190,8 +190,7 @@ def _roman_value(numeral: str) -> int:
 
 def _romans(m: re.Match[str]) -> str:
     parts = re.split(r"([ \-]+)", m.group())
-    numerals = [p.lstrip("+") for p in parts[::2]]
-    if any(not p for p in numerals) or max(len(p) for p in numerals) < 2:
+    if max(len(p.lstrip("+")) for p in parts[::2]) < 2:
         return m.group()
     out = [str(_roman_value(p.lstrip("+"))) if i % 2 == 0 else p for i, p in enumerate(parts)]
     return ("+" if m.group().startswith("+") else "") + "".join(out)

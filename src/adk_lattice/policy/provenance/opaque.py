@@ -186,11 +186,24 @@ _SYMBOLS: Final = re.compile(r"[.\-_*/|\u2022\u00b7\u2013\u2014]+")
 Folded = tuple[str, frozenset[int]]
 
 
-@functools.lru_cache(maxsize=1024)  # a session's trusted texts are folded at every check
+#: The longest text whose fold is cached (a typed message, a name): longer ones (a whole
+#: instruction) are folded when asked, so the cache holds at most 1,024 short texts.
+MAX_CACHED_FOLD: Final = 4096
+
+
 def fold(text: str) -> Folded:
     """A text as tokens are compared: :func:`revealed`, look-alikes read as Latin, letters
     case-folded, every decimal digit of any script as its ASCII digit, everything else a
     break; the joined letters and digits, and the offsets where a break was."""
+    return _fold_cached(text) if len(text) <= MAX_CACHED_FOLD else _fold(text)
+
+
+@functools.lru_cache(maxsize=1024)  # a session's trusted texts are folded at every check
+def _fold_cached(text: str) -> Folded:
+    return _fold(text)
+
+
+def _fold(text: str) -> Folded:
     parts = _ALNUM_RUN.findall(revealed(text).translate(_LOOKALIKE).casefold())
     parts = [p if p.isascii() else _ascii_digits(p) for p in parts]
     breaks = [0]

@@ -1242,7 +1242,11 @@ def _echoes(echo: Sequence[str], want: str) -> bool:
 
 
 def _as_written(kind: str, leaf: str) -> bool:
-    """Whether a sensitive value is grounded only as written (:func:`ungrounded`)."""
+    """Whether a sensitive value is grounded only as written (:func:`ungrounded`): text
+    and numbers are compared as read (a no-break space in a subject names no other
+    recipient)."""
+    if kind in ("text", "number"):
+        return False
     if _HIDDEN.search(leaf):
         return True
     if not leaf.isascii() and unicodedata.normalize("NFKC", leaf) != leaf:
